@@ -1,0 +1,39 @@
+# rlark-widgets developer tasks.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PORT   ?= 8866
+
+.PHONY: app test bench fmt clean
+
+.DEFAULT_GOAL := test
+
+$(VENV): $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -U pip
+	$(BIN)/pip install -e '.[dev]'
+	touch $(STAMP)
+
+app: $(STAMP)
+	@echo "rlark-widgets app: open http://127.0.0.1:$(PORT)/"
+	$(BIN)/voila notebooks/app.ipynb --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest tests notebooks --nbval-lax
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+fmt: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

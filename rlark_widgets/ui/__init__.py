@@ -1,0 +1,1 @@
+"""User-interface components of the migration assistant."""

@@ -1,0 +1,84 @@
+"""Shared pytest configuration: data fixtures, Hypothesis profiles and browser setup."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import settings
+
+CHROMIUM_PATH = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+# Playwright fixtures whose use makes a test a browser test even without the marker.
+PLAYWRIGHT_FIXTURES = frozenset({"browser", "browser_type", "context", "page", "new_context"})
+
+# --- Hypothesis -------------------------------------------------------------------------------
+# Pick with HYPOTHESIS_PROFILE=ci|dev|fuzz (default: dev).
+settings.register_profile("dev", max_examples=50, deadline=None)
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("fuzz", max_examples=10_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+# --- Data fixtures ----------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """The project's ``shared/`` folder (next to the repo; ``RLARK_SHARED_DIR`` overrides).
+
+    Skips the requesting test when the folder is absent.
+    """
+    override = os.environ.get("RLARK_SHARED_DIR")
+    path = Path(override) if override else Path(__file__).resolve().parents[2] / "shared"
+    if not path.is_dir():
+        pytest.skip("../shared not present")
+    return path
+
+
+@pytest.fixture(scope="session")
+def rlinf_configs_dir(shared_dir: Path) -> Path:
+    """The RLinf example/test configuration tree under ``shared/rlinf-configs``."""
+    return shared_dir / "rlinf-configs"
+
+
+# --- Browser (pytest-playwright with Debian's Chromium) ---------------------------------------
+def browser_required() -> bool:
+    """Whether a missing browser must fail browser tests instead of skipping them."""
+    return os.environ.get("RLARK_REQUIRE_BROWSER") == "1"
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Launch the system Chromium; never a Playwright-downloaded browser."""
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM_PATH),
+        "args": [*browser_type_launch_args.get("args", []), *CHROMIUM_ARGS],
+    }
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark tests that use Playwright fixtures as ``browser`` tests."""
+    for item in items:
+        if PLAYWRIGHT_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip browser tests without Chromium, or fail them if RLARK_REQUIRE_BROWSER=1."""
+    if item.get_closest_marker("browser") is None or CHROMIUM_PATH.exists():
+        return
+    message = f"{CHROMIUM_PATH} not found (install it with: apt-get install -y chromium)"
+    if browser_required():
+        pytest.fail(f"RLARK_REQUIRE_BROWSER=1 but {message}", pytrace=False)
+    pytest.skip(message)

@@ -1,0 +1,363 @@
+"""Read RLinf configs exactly as RLinf's entry points do: Hydra 1.1 composition and OmegaConf.
+
+RLinf's launchers call ``@hydra.main(version_base="1.1", config_path=DIR, config_name=NAME)``
+with overrides; defaults lists pull groups such as ``env/...@env.train`` and searchpaths are
+written as ``file://${oc.env:EMBODIED_PATH}/config/``. We compose the same way, keep every
+intermediate (raw text, overrides, composed and resolved config) for the run record, and turn
+every failure into a :class:`ConfigLoadError` that names the field and the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+from ..findings import Finding, Severity
+from .errors import ConfigLoadError
+from .resolvers import register_rlinf_resolvers
+from .yaml_traps import sexagesimal_findings
+
+MAX_CONFIG_BYTES = 5 * 1024 * 1024
+#: Where RLinf's launch scripts point each searchpath variable, relative to the RLinf checkout.
+RLINF_PATH_VARIABLES = {
+    "REPO_PATH": ".",
+    "EMBODIED_PATH": "examples/embodiment",
+    "DIFFUSION_PATH": "examples/diffusion",
+    "REWARD_PATH": "examples/reward",
+}
+_HYDRA_LOCK = threading.Lock()  # Hydra keeps global state; one composition at a time
+_ENV_MISSING = re.compile(r"Environment variable '([^']+)' not found")
+_MISSING_GROUP = re.compile(r"Could not (?:find|load) '([^']+)'")
+
+
+@dataclass(frozen=True)
+class UnresolvedValue:
+    """An interpolation that could not be resolved (kept as written, reported, not fatal)."""
+
+    path: str
+    expression: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RLinfConfig:
+    """An RLinf config as composed by Hydra, with what the run record needs to reproduce it."""
+
+    source: str
+    raw_text: str
+    overrides: tuple[str, ...]
+    composed: DictConfig
+    resolved: dict[str, Any]
+    unresolved: tuple[UnresolvedValue, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    config_dir: str | None = None
+    config_name: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def get(self, path: str, default: Any = None) -> Any:
+        """A resolved value by dotted path (``runner.task_type``), or ``default``."""
+        node: Any = self.resolved
+        for part in path.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return default
+            node = node[part]
+        return default if node is None else node
+
+    @property
+    def task_type(self) -> str | None:
+        value = self.get("runner.task_type")
+        return str(value) if value is not None else None
+
+    @property
+    def cluster_section(self) -> Any:
+        return self.resolved.get("cluster")
+
+    @property
+    def name(self) -> str:
+        return self.config_name or Path(self.source).stem
+
+
+def rlinf_repo_env(repo: str | os.PathLike) -> dict[str, str]:
+    """The searchpath variables RLinf's launch scripts set for a checkout at ``repo``."""
+    root = Path(repo).resolve()
+    return {name: str((root / rel).resolve()) for name, rel in RLINF_PATH_VARIABLES.items()}
+
+
+def load_config(
+    path: str | os.PathLike,
+    overrides: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    max_bytes: int = MAX_CONFIG_BYTES,
+    compose: bool = True,
+) -> RLinfConfig:
+    """Load a single YAML file; its directory is the config directory, as RLinf launches it.
+
+    With ``compose=False`` the file is read alone with OmegaConf (its defaults list ignored).
+    """
+    file = Path(path)
+    if file.suffix not in (".yaml", ".yml") or not file.is_file():
+        raise ConfigLoadError(
+            f"No RLinf config file at {file}.",
+            str(file),
+            "Give the path of a .yaml config, or --config-dir DIR --config-name NAME.",
+        )
+    if not compose:
+        return load_text(_read_text(file, max_bytes), str(file), overrides)
+    return compose_config(file.parent, file.stem, overrides, env, max_bytes=max_bytes)
+
+
+def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = ()) -> RLinfConfig:
+    """Read config text with OmegaConf alone: for uploads that come without their directory."""
+    if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
+        raise ConfigLoadError(
+            f"The config is larger than {MAX_CONFIG_BYTES / 1e6:.1f} MB.",
+            source,
+            "RLinf configs are a few kB: check that this is the right file.",
+        )
+    _check_yaml_syntax(text, Path(source))
+    register_rlinf_resolvers()
+    try:
+        loaded = OmegaConf.create(text)
+        if overrides:
+            loaded = OmegaConf.merge(loaded, OmegaConf.from_dotlist(list(overrides)))
+    except Exception as exc:
+        raise ConfigLoadError(
+            f"OmegaConf cannot read the config: {exc}",
+            source,
+            "Check the YAML and the overrides (key=value).",
+        ) from None
+    if not isinstance(loaded, DictConfig):
+        raise ConfigLoadError(
+            "The config must be a YAML mapping at the top level.",
+            source,
+            "Start the file with keys such as cluster: and runner:.",
+        )
+    unresolved: list[UnresolvedValue] = []
+    resolved = _resolve(loaded, "", unresolved)
+    findings = sexagesimal_findings(text) + [_unresolved_finding(u) for u in unresolved]
+    if "defaults" in resolved:
+        findings.append(
+            Finding(
+                "CFG-NOT-COMPOSED",
+                Severity.WARNING,
+                "defaults",
+                "The defaults list was not composed (the config was read on its own), so values "
+                "that come from config groups are missing.",
+                "Import it from its config directory so Hydra can compose the defaults list.",
+                "Hydra defaults lists as used by RLinf entry points",
+            )
+        )
+    return RLinfConfig(
+        source, text, tuple(overrides), loaded, resolved, tuple(unresolved), tuple(findings)
+    )
+
+
+def compose_config(
+    config_dir: str | os.PathLike,
+    config_name: str,
+    overrides: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    max_bytes: int = MAX_CONFIG_BYTES,
+) -> RLinfConfig:
+    """Compose ``config_name`` from ``config_dir`` with Hydra, as ``@hydra.main`` would."""
+    directory = Path(config_dir).resolve()
+    name = config_name.removesuffix(".yaml")
+    file = directory / f"{name}.yaml"
+    raw_text = _read_text(file, max_bytes)
+    _check_yaml_syntax(raw_text, file)
+    register_rlinf_resolvers()
+    env = dict(env or {})
+    from hydra import compose, initialize_config_dir
+
+    with _HYDRA_LOCK, _environment(env), warnings.catch_warnings():
+        # Hydra warns about version_base=1.1 and implicit _self_; RLinf relies on exactly that.
+        warnings.simplefilter("ignore")
+        try:
+            with initialize_config_dir(config_dir=str(directory), version_base="1.1"):
+                composed = compose(config_name=name, overrides=list(overrides))
+        except Exception as exc:  # Hydra raises many types; each becomes one clear message
+            raise _composition_error(exc, file, overrides) from None
+        OmegaConf.set_struct(composed, False)
+        unresolved: list[UnresolvedValue] = []
+        resolved = _resolve(composed, "", unresolved)
+    findings = sexagesimal_findings(raw_text) + [_unresolved_finding(u) for u in unresolved]
+    return RLinfConfig(
+        source=str(file),
+        raw_text=raw_text,
+        overrides=tuple(overrides),
+        composed=composed,
+        resolved=resolved,
+        unresolved=tuple(unresolved),
+        findings=tuple(findings),
+        config_dir=str(directory),
+        config_name=name,
+        env=env,
+    )
+
+
+def _read_text(file: Path, max_bytes: int) -> str:
+    if not file.is_file():
+        raise ConfigLoadError(
+            f"Config '{file.name}' not found in {file.parent}.",
+            str(file),
+            "Check --config-dir and --config-name (the name is the file stem).",
+        )
+    size = file.stat().st_size
+    if size > max_bytes:
+        raise ConfigLoadError(
+            f"{file.name} is {size / 1e6:.1f} MB; configs over {max_bytes / 1e6:.1f} MB are refused.",
+            str(file),
+            "RLinf configs are a few kB: check that this is the right file.",
+        )
+    try:
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigLoadError(
+            f"{file.name} is not UTF-8 text.", str(file), "Save it as UTF-8."
+        ) from None
+
+
+def _check_yaml_syntax(text: str, file: Path) -> None:
+    try:
+        yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigLoadError(
+            f"{file.name} is not valid YAML{where}: {exc.problem}.",
+            str(file),
+            "Fix the YAML syntax there (indentation, a missing ':' or an unclosed quote).",
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ConfigLoadError(f"{file.name} is not valid YAML: {exc}.", str(file)) from None
+
+
+@contextmanager
+def _environment(env: Mapping[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _error_chain_text(exc: BaseException) -> str:
+    texts = []
+    current: BaseException | None = exc
+    while current is not None and len(texts) < 8:
+        texts.append(str(current))
+        current = current.__cause__ or current.__context__
+    return "\n".join(texts)
+
+
+def _composition_error(exc: Exception, file: Path, overrides: Sequence[str]) -> ConfigLoadError:
+    text = _error_chain_text(exc)
+    missing_env = _ENV_MISSING.search(text)
+    if missing_env:
+        return _missing_variable(missing_env.group(1), file)
+    missing_group = _MISSING_GROUP.search(text)
+    if missing_group or "MissingConfigException" in type(exc).__name__:
+        group = missing_group.group(1) if missing_group else text.splitlines()[0]
+        return ConfigLoadError(
+            f"Hydra cannot find the config group option '{group}' named in the defaults list of "
+            f"{file.name} (searched {file.parent} and the hydra.searchpath entries).",
+            "defaults",
+            f"Check that '{group}' exists under the config directory or a searchpath, and that "
+            "the searchpath variables (EMBODIED_PATH, REPO_PATH, ...) point at your RLinf checkout.",
+        )
+    if "override" in text.lower() and overrides:
+        return ConfigLoadError(
+            f"An override could not be applied: {text.splitlines()[0]}",
+            "overrides",
+            "Write overrides as key=value (e.g. cluster.num_nodes=4); use +key=value to add a key.",
+        )
+    first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return ConfigLoadError(
+        f"Hydra could not compose {file.name}: {first_line}",
+        str(file),
+        "Check the defaults list and overrides.",
+    )
+
+
+def _missing_variable(name: str, file: Path) -> ConfigLoadError:
+    fix = (
+        f"Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
+        f"or export {name}=DIR."
+    )
+    guess = _guess_variable(name, file)
+    if guess:
+        fix += f" This file sits in an RLinf checkout, so {name}={guess} is likely right."
+    return ConfigLoadError(
+        f"The config's hydra.searchpath uses ${{oc.env:{name}}}, but the environment variable "
+        f"{name} is not set.",
+        "hydra.searchpath",
+        fix,
+    )
+
+
+def _guess_variable(name: str, file: Path) -> str | None:
+    rel = RLINF_PATH_VARIABLES.get(name)
+    if rel is None:
+        return None
+    for parent in file.resolve().parents:
+        if (parent / "examples").is_dir() and (parent / rel).is_dir():
+            return str((parent / rel).resolve())
+    return None
+
+
+def _resolve(node: Any, path: str, unresolved: list[UnresolvedValue]) -> Any:
+    """Resolve every value we can; keep failing interpolations as written and report them."""
+    if isinstance(node, DictConfig):
+        out: dict[str, Any] = {}
+        for key in node:
+            child_path = f"{path}.{key}" if path else str(key)
+            try:
+                child = node[key]
+            except Exception as exc:
+                raw = node._get_node(key)._value()  # noqa: SLF001 - the expression as written
+                unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
+                out[str(key)] = raw
+                continue
+            out[str(key)] = _resolve(child, child_path, unresolved)
+        return out
+    if isinstance(node, ListConfig):
+        items = []
+        for index in range(len(node)):
+            child_path = f"{path}[{index}]"
+            try:
+                child = node[index]
+            except Exception as exc:
+                raw = node._get_node(index)._value()  # noqa: SLF001
+                unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
+                items.append(raw)
+                continue
+            items.append(_resolve(child, child_path, unresolved))
+        return items
+    return node
+
+
+def _unresolved_finding(value: UnresolvedValue) -> Finding:
+    return Finding(
+        "CFG-UNRESOLVED",
+        Severity.WARNING,
+        value.path,
+        f"{value.expression} cannot be resolved here ({value.reason}); RLinf resolves it at run "
+        "time, so check it holds there.",
+        "Set the environment variable or value it needs, or pass an override.",
+        "OmegaConf interpolation as RLinf resolves it",
+    )

@@ -1,0 +1,235 @@
+"""Re-placement used by RLinf's reasoning entry points (``rlinf/utils/placement.py``, 0.3.0).
+
+``ModelParallelComponentPlacement`` first parses placements generically, then replaces the
+strategies of the model-parallel components with packed GPU ranges whose shape depends on
+tensor-parallel sizes from the rest of the config. ``ModelParallelEvalComponentPlacement``
+does the same for evaluation (rollout and reward only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .strategies import ProcessPlacement, StrategyError, packed_placement
+from .topology import Topology
+
+ConfigLookup = Callable[[str, Any], Any]
+COLLOCATED, DISAGGREGATED, AUTO = "COLLOCATED", "DISAGGREGATED", "AUTO"
+
+
+class ModelParallelError(Exception):
+    """A check of RLinf's model-parallel placement failed (message as RLinf words it)."""
+
+
+@dataclass(frozen=True)
+class ParallelSizes:
+    """The tensor/pipeline sizes the placement reads from the actor, rollout and inference."""
+
+    actor_tp: int
+    rollout_tp: int
+    rollout_pp: int
+    inference_tp: int
+    critic_inference_tp: int
+    recompute_logprobs: bool
+    auto_scheduler: bool
+    use_pre_process_policy: bool
+
+    @classmethod
+    def from_config(cls, get: ConfigLookup) -> ParallelSizes:
+        actor_tp = int(get("actor.model.tensor_model_parallel_size", 1) or 1)
+        critic_tp = int(get("critic.model.tensor_model_parallel_size", 1) or 1)
+        if get("inference", None) is not None:
+            inference_tp = int(get("inference.model.tensor_model_parallel_size", 1) or 1)
+        elif get("actor_inference", None) is not None:
+            inference_tp = int(get("actor_inference.model.tensor_model_parallel_size", 1) or 1)
+        else:
+            inference_tp = actor_tp
+        return cls(
+            actor_tp=actor_tp,
+            rollout_tp=int(get("rollout.tensor_parallel_size", 1) or 1),
+            rollout_pp=int(get("rollout.pipeline_parallel_size", 1) or 1),
+            inference_tp=inference_tp,
+            critic_inference_tp=int(
+                get("critic_inference.model.tensor_model_parallel_size", critic_tp) or 1
+            ),
+            recompute_logprobs=bool(get("algorithm.recompute_logprobs", False)),
+            auto_scheduler=bool(get("cluster.auto_scheduler", False)),
+            use_pre_process_policy=bool(get("cluster.use_pre_process_policy", False)),
+        )
+
+
+def _continuous(name: str, gpus: list[int] | None) -> None:
+    if gpus is not None and gpus != list(range(gpus[0], gpus[-1] + 1)):
+        raise ModelParallelError(f"{name} GPUs {gpus} must be continuous.")
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ModelParallelError(message)
+
+
+def model_parallel_placement(
+    hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
+) -> tuple[str, dict[str, list[ProcessPlacement]]]:
+    """Return the mode and the replaced components' rows; ``hardware`` maps component -> GPUs."""
+    actor, rollout, reward = hardware.get("actor"), hardware.get("rollout"), hardware.get("reward")
+    inference = hardware.get("inference", hardware.get("actor_inference"))
+    critic_inference, critic = hardware.get("critic_inference"), hardware.get("critic")
+    _require(actor is not None, "Actor GPUs must be specified in the component_placement config.")
+    _require(
+        rollout is not None, "Rollout GPUs must be specified in the component_placement config."
+    )
+    _require(reward is not None, "Reward GPUs must be specified in the component_placement config.")
+    for name, gpus in (
+        ("Actor", actor),
+        ("Rollout", rollout),
+        ("Inference", inference),
+        ("Critic inference", critic_inference),
+        ("Critic", critic),
+    ):
+        _continuous(name, gpus)
+
+    disaggregated = _disjoint(actor, rollout, inference, critic, critic_inference)
+    if sizes.auto_scheduler and critic is None:
+        _require(
+            disaggregated,
+            "AUTO mode is a more advanced version of disaggregated mode, so it "
+            "must satisfy the requirements of disaggregated mode.",
+        )
+        order = "AUTO mode requires components to be placed in the order of actor -> rollout -> inference."
+        _require(actor[0] == 0 and actor[-1] == rollout[0] - 1, order)
+        tail = inference if inference is not None else rollout
+        if inference is not None:
+            _require(rollout[-1] == inference[0] - 1, order)
+        _require(tail[-1] == topo.total_gpus - 1, order)
+        mode = AUTO
+    elif actor == rollout:
+        _require(inference is None, "Inference GPUs must not be specified in collocated mode.")
+        _require(
+            critic_inference is None,
+            "Critic inference GPUs must not be specified in collocated mode.",
+        )
+        mode = COLLOCATED
+    elif disaggregated:
+        if inference is not None:
+            _require(
+                sizes.inference_tp <= len(inference),
+                f"Inference TP size {sizes.inference_tp} must be less than or equal to "
+                f"Inference world size {len(inference)}.",
+            )
+            _require(
+                sizes.recompute_logprobs,
+                "algorithm.recompute_logprobs has been set to false, which disables inference. "
+                f"So inference GPUs {inference} must not be specified.",
+            )
+        if critic_inference is not None:
+            _require(
+                sizes.critic_inference_tp <= len(critic_inference),
+                f"Inference TP size {sizes.critic_inference_tp} must be less than or equal to "
+                f"Inference world size {len(critic_inference)}.",
+            )
+        mode = DISAGGREGATED
+    else:
+        raise ModelParallelError(
+            "The specified placement does not match either the collocated mode (all the components "
+            "use the same GPUs) or the disaggregated mode (all the components use completely "
+            f"different GPUs), but got {hardware}"
+        )
+    _require(
+        sizes.actor_tp <= len(actor),
+        f"Actor TP size {sizes.actor_tp} must be less than or equal to Actor world size {len(actor)}.",
+    )
+    _require(
+        sizes.rollout_tp <= len(rollout),
+        f"Rollout TP size {sizes.rollout_tp} must be less than or equal to Rollout world size {len(rollout)}.",
+    )
+    try:
+        return mode, _packed_components(
+            mode, hardware, actor, rollout, inference, critic_inference, sizes, topo
+        )
+    except StrategyError as exc:
+        raise ModelParallelError(str(exc)) from None
+
+
+def _disjoint(*sets: list[int] | None) -> bool:
+    actor, rollout, inference, critic, critic_inference = (set(s or ()) for s in sets)
+    return (
+        actor.isdisjoint(rollout)
+        and actor.isdisjoint(inference)
+        and rollout.isdisjoint(inference)
+        and critic.isdisjoint(actor)
+        and critic.isdisjoint(rollout)
+        and critic.isdisjoint(critic_inference)
+        and rollout.isdisjoint(critic_inference)
+    )
+
+
+def _packed_components(mode, hardware, actor, rollout, inference, critic_inference, sizes, topo):
+    group = topo.groups["cluster"]
+
+    def packed(gpus: list[int], per_process: int = 1, stride: int = 1) -> list[ProcessPlacement]:
+        return packed_placement(gpus[0], gpus[-1], group, topo, per_process, stride)
+
+    rows: dict[str, list[ProcessPlacement]] = {}
+    dp_chunk = sizes.rollout_tp * sizes.rollout_pp
+    if mode == COLLOCATED:
+        rows["actor"] = packed(actor)
+        stride = 1
+        if sizes.actor_tp > sizes.rollout_tp:
+            _require(
+                sizes.actor_tp % sizes.rollout_tp == 0,
+                f"Actor TP size ({sizes.actor_tp}) must be divisible by Rollout TP size ({sizes.rollout_tp})",
+            )
+            stride = sizes.actor_tp // sizes.rollout_tp
+        rows["rollout"] = packed(rollout, sizes.rollout_tp, stride)
+    else:
+        if mode == AUTO:
+            rows["actor"] = packed(list(range(topo.total_gpus)))
+            if sizes.use_pre_process_policy:
+                _require(
+                    (actor[-1] - actor[0] + 1) % sizes.rollout_tp == 0,
+                    f"Actor GPUs {actor} must be divisible by the rollout TP size {sizes.rollout_tp} "
+                    "with use_pre_process_policy.",
+                )
+                rollout = list(range(actor[-1] + 1)) + rollout
+        else:
+            rows["actor"] = packed(actor)
+        dp_size = len(rollout) // dp_chunk
+        _require(dp_size > 0, f"Rollout GPUs {rollout} are fewer than TP x PP ({dp_chunk}).")
+        rows["rollout"] = packed(rollout, len(rollout) // dp_size)
+        if inference is not None:
+            split = mode == DISAGGREGATED and critic_inference is not None
+            rows["actor_inference" if split else "inference"] = packed(inference)
+        if critic_inference is not None and mode == DISAGGREGATED:
+            rows["critic_inference"] = packed(critic_inference)
+    for name in ("reward", "critic"):
+        gpus = hardware.get(name)
+        if gpus:
+            rows[name] = packed(gpus)
+    return rows
+
+
+def model_parallel_eval_placement(
+    hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
+) -> tuple[str, dict[str, list[ProcessPlacement]]]:
+    """ModelParallelEvalComponentPlacement: collocated rollout (TP per process) and reward."""
+    rollout, reward = hardware.get("rollout"), hardware.get("reward")
+    _require(
+        rollout is not None, "Rollout GPUs must be specified in the component_placement config."
+    )
+    _require(reward is not None, "Reward GPUs must be specified in the component_placement config.")
+    _continuous("Rollout", rollout)
+    _require(
+        sizes.rollout_tp <= len(rollout),
+        f"Rollout TP size {sizes.rollout_tp} must be less than or equal to Rollout world size {len(rollout)}.",
+    )
+    group = topo.groups["cluster"]
+    try:
+        rows = {"rollout": packed_placement(rollout[0], rollout[-1], group, topo, sizes.rollout_tp)}
+        if reward:
+            rows["reward"] = packed_placement(reward[0], reward[-1], group, topo)
+    except StrategyError as exc:
+        raise ModelParallelError(str(exc)) from None
+    return COLLOCATED, rows

@@ -1,0 +1,246 @@
+"""RLinf's placement strategies (flexible, node, packed), producing one row per process.
+
+Each function mirrors the ``get_placement`` of the RLinf class it is named after, including
+the checks RLinf only runs at that stage and the packed strategy's known off-by-one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .topology import ACCELERATOR, ResourceGroup, Topology
+
+
+@dataclass(slots=True)
+class ProcessPlacement:
+    """Where one component process runs: RLinf's ``Placement`` for that rank."""
+
+    rank: int
+    node_rank: int
+    node_group: str
+    hardware_type: str | None
+    local_hardware_ranks: tuple[int, ...]
+    visible_accelerators: tuple[int, ...]
+    local_accelerator_rank: int
+    local_rank: int = 0
+    local_world_size: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "rank": self.rank,
+            "node_rank": self.node_rank,
+            "node_group": self.node_group,
+            "local_hardware_ranks": list(self.local_hardware_ranks),
+            "visible_accelerators": list(self.visible_accelerators),
+            "local_accelerator_rank": self.local_accelerator_rank,
+            "local_rank": self.local_rank,
+            "local_world_size": self.local_world_size,
+        }
+
+
+class StrategyError(Exception):
+    """A strategy check failed; the caller adds the component context."""
+
+
+class _AllGpus:
+    """Shared ``range(n)`` tuples: processes that see all GPUs of a node share one tuple."""
+
+    def __init__(self, gpus: list[int]) -> None:
+        self._gpus = gpus
+        self._cache: dict[int, tuple[int, ...]] = {}
+
+    def __call__(self, node: int) -> tuple[int, ...]:
+        visible = self._cache.get(node)
+        if visible is None:
+            visible = self._cache[node] = tuple(range(self._gpus[node]))
+        return visible
+
+
+def assign_local_ranks(rows: list[ProcessPlacement]) -> None:
+    """Number processes per node in order; RLinf requires non-decreasing node ranks."""
+    if not rows:
+        return
+    counts: dict[int, int] = {}
+    current = rows[0].node_rank
+    local = 0
+    for row in rows:
+        if row.node_rank != current:
+            if row.node_rank < current:
+                raise StrategyError("Placements must be sorted by node_id.")
+            counts[current] = local
+            current, local = row.node_rank, 0
+        row.local_rank = local
+        local += 1
+    counts[current] = local
+    for row in rows:
+        row.local_world_size = counts[row.node_rank]
+
+
+def flexible_placement(
+    hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
+) -> list[ProcessPlacement]:
+    """FlexiblePlacementStrategy over the concatenated resources of ``groups``."""
+    if not hardware_lists:
+        raise StrategyError("The hardware_ranks_list must not be empty.")
+    if len(groups) == 1:
+        g = groups[0]
+        res_node, res_local = g.resource_node, g.resource_local
+        res_group = None
+        group_of = [g]
+    else:
+        res_node, res_local, res_group = [], [], []
+        group_of = groups
+        for index, g in enumerate(groups):
+            res_node += g.resource_node
+            res_local += g.resource_local
+            res_group += [index] * g.count
+    total = len(res_node)
+    all_gpus = _AllGpus(topo.gpus)
+    ordered = sorted(hardware_lists, key=lambda hw: min(hw))
+    rows: list[ProcessPlacement] = []
+    for rank, hw in enumerate(ordered):
+        for h in hw:
+            if not 0 <= h < total:
+                raise StrategyError(
+                    f"Hardware rank {h} is out of range. Must be between 0 and {total - 1}."
+                )
+        node = res_node[hw[0]]
+        if len(hw) > 1:
+            nodes = {res_node[h] for h in hw}
+            if len(nodes) != 1:
+                raise StrategyError(
+                    f"All hardware ranks {hw} for a process must be on the same node. "
+                    f"Instead, the hardware exist across node ranks {nodes}"
+                )
+            if len(set(hw)) != len(hw):
+                raise StrategyError(f"All hardware ranks {hw} for a process must be unique.")
+            hw = sorted(hw)
+        group = group_of[res_group[hw[0]]] if res_group is not None else group_of[0]
+        if res_group is not None and len({group_of[res_group[h]].hardware_type for h in hw}) > 1:
+            raise StrategyError(
+                f"All hardware ranks {hw} for a process must use the same hardware type."
+            )
+        local = tuple(res_local[h] for h in hw)
+        visible = local if group.hardware_type == ACCELERATOR else all_gpus(node)
+        rows.append(
+            ProcessPlacement(
+                rank,
+                node,
+                group.label,
+                group.hardware_type,
+                local,
+                visible,
+                visible[0] if visible else -1,
+            )
+        )
+    assign_local_ranks(rows)
+    return rows
+
+
+def node_placement(
+    hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
+) -> list[ProcessPlacement]:
+    """NodePlacementStrategy: each process on one node of the groups, seeing all its GPUs."""
+    indices = []
+    for process, resources in enumerate(hardware_lists):
+        if len(resources) != 1:
+            raise StrategyError(
+                f"Process rank {process} is allocated to node ranks {resources}, which is "
+                "impossible as one process cannot run across multiple nodes."
+            )
+        indices.append(resources[0])
+    indices.sort()
+    flat: list[tuple[int, str]] = []
+    seen: set[int] = set()
+    labels = [g.label for g in groups]
+    for g in groups:
+        overlap = seen.intersection(g.node_ranks)
+        if overlap:
+            raise StrategyError(
+                f"Node groups {labels} have overlapping nodes {overlap}. "
+                "Node placement across multiple groups requires disjoint node sets."
+            )
+        seen.update(g.node_ranks)
+        flat.extend((n, g.label) for n in g.node_ranks)
+    all_gpus = _AllGpus(topo.gpus)
+    rows = []
+    for rank, index in enumerate(indices):
+        if not 0 <= index < len(flat):
+            raise StrategyError(
+                f"Node rank {index} is out of range for selected node groups {labels} "
+                f"(total nodes {len(flat)})."
+            )
+        node, label = flat[index]
+        visible = all_gpus(node)
+        rows.append(ProcessPlacement(rank, node, label, None, (), visible, 0 if visible else -1))
+    assign_local_ranks(rows)
+    return rows
+
+
+def packed_placement(
+    start: int,
+    end: int,
+    group: ResourceGroup,
+    topo: Topology,
+    per_process: int = 1,
+    stride: int = 1,
+) -> list[ProcessPlacement]:
+    """PackedPlacementStrategy as in rlinf 0.3.0, off-by-one in the same-node check included.
+
+    The check lets a process start on the last GPU of a node and run one index past it
+    (e.g. local GPUs [7, 8] on an 8-GPU node); RLinf does this, so the plan shows it.
+    """
+    count = end - start + 1
+    if start < 0 or end < start:
+        raise StrategyError(f"The hardware ranks [{start}, {end}] are not a valid range.")
+    if count % (per_process * stride):
+        raise StrategyError(
+            f"The number of hardware {count} must be divisible by num_hardware_per_process * "
+            f"stride ({per_process * stride})."
+        )
+    if end >= group.count:
+        raise StrategyError(
+            f"Hardware ranks [{start}, {end}] exceed available resources ({group.count}) across "
+            f"selected node groups {[group.label]}."
+        )
+    res_node, res_local = group.resource_node, group.resource_local
+    used = [False] * (count + per_process * stride)  # index h - start
+    first_free = 0
+    all_gpus = _AllGpus(topo.gpus)
+    rows: list[ProcessPlacement] = []
+    hw_start, node, local_hw = start, res_node[start], res_local[start]
+    while True:
+        on_node = topo.gpus[node] if group.hardware_type == ACCELERATOR else res_node.count(node)
+        if local_hw + (per_process - 1) * stride > on_node:
+            raise StrategyError(
+                f"Trouble finding placement for Rank {len(rows)} which starts at hardware {local_hw} "
+                f"in node {node} and node group {group.label}, with {per_process} hardware and "
+                f"stride {stride}. But only {on_node} hardware available in the node. As a result, "
+                "this process will spread across multiple nodes, which is impossible."
+            )
+        local = tuple(range(local_hw, local_hw + per_process * stride, stride))
+        for h in range(hw_start, hw_start + per_process * stride, stride):
+            used[h - start] = True
+        visible = local if group.hardware_type == ACCELERATOR else all_gpus(node)
+        rows.append(
+            ProcessPlacement(
+                len(rows),
+                node,
+                group.label,
+                group.hardware_type,
+                local,
+                visible,
+                visible[0] if visible else -1,
+            )
+        )
+        while first_free < count and used[first_free]:
+            first_free += 1
+        if first_free == count:
+            break
+        free = hw_start = start + first_free
+        if res_node[free] != node:
+            node, local_hw = res_node[free], 0
+        else:
+            local_hw = res_local[free]
+    assign_local_ranks(rows)
+    return rows

@@ -1,0 +1,133 @@
+"""Resource universes: what a placement's resource ranks count in each node group.
+
+RLinf numbers a group's resources by walking its nodes in node-rank order: the GPUs of each
+node (type ``Accelerator``), the robots of a hardware group, or the nodes themselves when the
+group has no hardware type. This module builds those numberings for assumed GPU counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .cluster import ClusterSpec
+
+ACCELERATOR = "Accelerator"
+NODE_RESOURCE = "Node"
+
+
+@dataclass(frozen=True)
+class GpuLayout:
+    """GPUs on each node rank: uniform, or per node rank (missing ranks use ``default``)."""
+
+    default: int
+    per_node: Mapping[int, int]
+
+    @classmethod
+    def uniform(cls, count: int) -> GpuLayout:
+        return cls(count, {})
+
+    @classmethod
+    def parse(cls, value: int | str | Mapping[int, int] | GpuLayout) -> GpuLayout:
+        """Accept 8, "8", {0: 8, 1: 4} or "0:8,1:4" (unlisted ranks get the largest count)."""
+        if isinstance(value, GpuLayout):
+            return value
+        if isinstance(value, int):
+            return cls.uniform(value)
+        if isinstance(value, Mapping):
+            counts = {int(k): int(v) for k, v in value.items()}
+        else:
+            text = str(value).strip()
+            if ":" not in text:
+                return cls.uniform(int(text))
+            counts = {}
+            for item in text.split(","):
+                rank, _, count = item.partition(":")
+                counts[int(rank)] = int(count)
+        if any(c < 0 for c in counts.values()) or any(r < 0 for r in counts):
+            raise ValueError("GPU counts and node ranks must not be negative")
+        return cls(max(counts.values(), default=0), counts)
+
+    def count(self, node_rank: int) -> int:
+        return self.per_node.get(node_rank, self.default)
+
+    def describe(self) -> str:
+        if not self.per_node:
+            return f"{self.default} per node"
+        return ", ".join(f"node {r}: {c}" for r, c in sorted(self.per_node.items()))
+
+
+@dataclass
+class ResourceGroup:
+    """One node group's numbered resources (RLinf's ``NodeGroupInfo``)."""
+
+    label: str
+    node_ranks: tuple[int, ...]
+    hardware_type: str | None  # ACCELERATOR, a robot type, or None (nodes are the resources)
+    resource_node: list[int]  # resource rank -> global node rank
+    resource_local: list[int]  # resource rank -> index among that node's resources of the type
+
+    @property
+    def count(self) -> int:
+        return len(self.resource_node)
+
+    @property
+    def type_name(self) -> str:
+        return self.hardware_type or NODE_RESOURCE
+
+
+@dataclass
+class Topology:
+    """The cluster as RLinf sees it after node discovery, for one assumed GPU layout."""
+
+    num_nodes: int
+    gpus: list[int]  # per node rank
+    groups: dict[str, ResourceGroup]
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(self.gpus)
+
+
+def build_topology(spec: ClusterSpec, layout: GpuLayout) -> Topology:
+    gpus = [layout.count(rank) for rank in range(spec.num_nodes)]
+    all_nodes = tuple(range(spec.num_nodes))
+    groups: dict[str, ResourceGroup] = {}
+    for group in spec.node_groups:
+        if group.robots or group.hardware_type:
+            groups[group.label] = _robot_group(
+                group.label, group.node_ranks, group.hardware_type, group.robots
+            )
+        elif group.ignore_hardware:
+            groups[group.label] = _node_group(group.label, group.node_ranks)
+        else:
+            groups[group.label] = _gpu_group(group.label, group.node_ranks, gpus)
+    groups["cluster"] = _gpu_group("cluster", all_nodes, gpus)
+    groups["node"] = _node_group("node", all_nodes)
+    return Topology(spec.num_nodes, gpus, groups)
+
+
+def _gpu_group(label: str, nodes: tuple[int, ...], gpus: list[int]) -> ResourceGroup:
+    if not any(gpus[n] for n in nodes):
+        return _node_group(label, nodes)
+    resource_node: list[int] = []
+    resource_local: list[int] = []
+    for node in nodes:
+        resource_node.extend([node] * gpus[node])
+        resource_local.extend(range(gpus[node]))
+    return ResourceGroup(label, nodes, ACCELERATOR, resource_node, resource_local)
+
+
+def _node_group(label: str, nodes: tuple[int, ...]) -> ResourceGroup:
+    return ResourceGroup(label, nodes, None, list(nodes), [0] * len(nodes))
+
+
+def _robot_group(label, nodes, hardware_type, robots) -> ResourceGroup:
+    resource_node: list[int] = []
+    resource_local: list[int] = []
+    per_node: dict[int, int] = {}
+    for robot in robots:  # already in node-rank order, config order within a node
+        resource_node.append(robot.node_rank)
+        resource_local.append(per_node.get(robot.node_rank, 0))
+        per_node[robot.node_rank] = per_node.get(robot.node_rank, 0) + 1
+    return ResourceGroup(label, nodes, hardware_type, resource_node, resource_local)

@@ -82,3 +82,25 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if browser_required():
         pytest.fail(f"RLARK_REQUIRE_BROWSER=1 but {message}", pytrace=False)
     pytest.skip(message)
+
+
+# --- RLinf corpus -----------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def corpus_config(rlinf_configs_dir: Path):
+    """Load a corpus config by path relative to ``rlinf-configs`` (cached for the session).
+
+    Hydra composes with the searchpath variables pointed at the corpus, as RLinf's launch
+    scripts would point them at an RLinf checkout.
+    """
+    from rlark_widgets.rlinf import load_config, rlinf_repo_env
+
+    env = rlinf_repo_env(rlinf_configs_dir)
+    cache: dict[tuple[str, bool], Any] = {}
+
+    def load(relative: str, compose: bool = True):
+        key = (relative, compose)
+        if key not in cache:
+            cache[key] = load_config(rlinf_configs_dir / relative, env=env, compose=compose)
+        return cache[key]
+
+    return load

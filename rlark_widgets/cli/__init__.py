@@ -1,0 +1,46 @@
+"""``rlark-migrate``: the command-line face of the same core the app uses.
+
+Exit codes: 0 done, 1 findings or failure (the config is rejected), 2 usage, 3 timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import inspect_cmd
+from .config_args import UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
+COMMANDS = (inspect_cmd,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rlark-migrate",
+        description="Move RLinf (Ray) workloads onto RLark (Kubernetes): read an RLinf config "
+        "and see its nodes, GPUs and component processes exactly as RLinf will place them.",
+        epilog="Exit codes: 0 done, 1 findings or failure (e.g. RLinf rejects the config), "
+        "2 usage error, 3 timeout.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as exc:
+        parser.print_usage(sys.stderr)
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return EXIT_FAILED

@@ -1,0 +1,106 @@
+"""Arguments shared by every command that reads an RLinf config, and the one loader they call."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
+from ..rlinf.topology import GpuLayout
+
+
+class UsageError(Exception):
+    """The command line is wrong (exit code 2, like argparse's own errors)."""
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_argument_group("RLinf config")
+    source.add_argument("config", nargs="?", help="an RLinf YAML config file")
+    source.add_argument(
+        "--config-dir", metavar="DIR", help="Hydra config directory (with --config-name)"
+    )
+    source.add_argument(
+        "--config-name", metavar="NAME", help="config name in --config-dir (file stem)"
+    )
+    source.add_argument(
+        "-o",
+        "--override",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Hydra override, as RLinf launchers pass them (e.g. cluster.num_nodes=4); repeatable",
+    )
+    source.add_argument(
+        "--env",
+        dest="env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="environment variable for the config's searchpaths (e.g. EMBODIED_PATH=...); repeatable",
+    )
+    source.add_argument(
+        "--rlinf-repo",
+        metavar="DIR",
+        help="an RLinf checkout: sets REPO_PATH, EMBODIED_PATH, ... as RLinf's launch scripts do",
+    )
+    source.add_argument(
+        "--no-compose",
+        action="store_true",
+        help="read the file alone with OmegaConf instead of composing its defaults list with Hydra",
+    )
+    gpus = parser.add_argument_group("GPUs per node (RLinf discovers them at start; we assume)")
+    exclusive = gpus.add_mutually_exclusive_group()
+    exclusive.add_argument(
+        "--gpus-per-node",
+        type=int,
+        default=8,
+        metavar="N",
+        help="the same GPU count on every node (default 8)",
+    )
+    exclusive.add_argument(
+        "--gpus-per-node-map",
+        metavar="RANK:N,...",
+        help="GPUs per node rank, e.g. 0:8,1:4 (unlisted ranks get the largest)",
+    )
+
+
+def gpu_layout(args: argparse.Namespace) -> GpuLayout:
+    try:
+        if args.gpus_per_node_map:
+            return GpuLayout.parse(args.gpus_per_node_map)
+        if args.gpus_per_node < 0:
+            raise ValueError
+        return GpuLayout.uniform(args.gpus_per_node)
+    except ValueError:
+        raise UsageError(
+            "GPU counts must be whole numbers >= 0, e.g. --gpus-per-node 8 "
+            "or --gpus-per-node-map 0:8,1:4"
+        ) from None
+
+
+def _env(args: argparse.Namespace) -> dict[str, str]:
+    env = rlinf_repo_env(args.rlinf_repo) if args.rlinf_repo else {}
+    for item in args.env:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--env takes NAME=VALUE, got {item!r}")
+        env[name] = value
+    return env
+
+
+def load_from_args(args: argparse.Namespace) -> RLinfConfig | None:
+    """Load the config the arguments name; print the error and return None if it fails."""
+    if bool(args.config) == bool(args.config_dir or args.config_name):
+        raise UsageError("give either CONFIG or --config-dir DIR --config-name NAME")
+    if not args.config and not (args.config_dir and args.config_name):
+        raise UsageError("--config-dir and --config-name go together")
+    try:
+        if args.config:
+            return load_config(args.config, args.overrides, _env(args), compose=not args.no_compose)
+        return compose_config(args.config_dir, args.config_name, args.overrides, _env(args))
+    except RLinfConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if exc.fix:
+            print(f"  fix: {exc.fix}", file=sys.stderr)
+        return None

@@ -1,0 +1,41 @@
+"""``rlark-migrate inspect``: the config as RLinf will place it, with every finding."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..findings import has_errors
+from ..rlinf import inspect_config
+from .config_args import add_config_arguments, gpu_layout, load_from_args
+from .render import report_text
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "inspect",
+        help="show an RLinf config's nodes, GPUs and component processes",
+        description="Compose an RLinf config like RLinf does and expand its component_placement "
+        "on assumed GPUs per node: nodes, node groups, components, a per-node table, the "
+        "execution mode and findings. Exit code 1 when RLinf would reject the config, when it is "
+        "parsed or when the cluster starts (e.g. placeholder robot IPs).",
+    )
+    add_config_arguments(parser)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the expansion as JSON (the fields of rlinf-configs/expected/*.json)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    layout = gpu_layout(args)
+    config = load_from_args(args)
+    if config is None:
+        if args.json:
+            print(json.dumps({"ok": False, "error": "config could not be loaded"}))
+        return 1
+    report = inspect_config(config, layout)
+    print(json.dumps(report.to_json(), indent=2) if args.json else report_text(report))
+    return 0 if report.ok and not has_errors(report.findings) else 1

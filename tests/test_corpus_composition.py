@@ -101,3 +101,39 @@ def test_overrides_apply_like_rlinf_launchers(rlinf_configs_dir: Path) -> None:
     assert report.expansion.num_nodes == 4
     assert report.expansion.components["actor"].world_size == 32
     assert report.min_gpus_per_node == 1 and report.failing_gpus_per_node == []
+
+
+def test_rlinf_resolvers_resolve_without_rlinf(corpus_config) -> None:
+    config = corpus_config("tests/e2e_tests/dynamic_scheduler/qwen2.5-1.5b-grpo-dynamic-mg-sgl.yaml")
+    # rollout.return_logprobs: ${not:${algorithm.recompute_logprobs}} with recompute_logprobs: True
+    assert config.get("algorithm.recompute_logprobs") is True
+    assert config.resolved["rollout"]["return_logprobs"] is False
+    assert not [u for u in config.unresolved if "not:" in u.expression]
+
+
+def test_unresolvable_interpolation_is_reported_not_fatal(tmp_path: Path) -> None:
+    from rlark_widgets.rlinf import load_config
+
+    file = tmp_path / "job.yaml"
+    file.write_text(
+        "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: all\n"
+        "runner:\n  task_type: embodied\n  logger:\n    log_path: ${oc.env:RLARK_TEST_UNSET_DIR}\n"
+        "data:\n  path: ${multiply:2,3}\n"
+    )
+    config = load_config(file)
+    assert [u.path for u in config.unresolved] == ["runner.logger.log_path"]
+    assert config.resolved["data"]["path"] == 6
+    finding = next(f for f in config.findings if f.rule_id == "CFG-UNRESOLVED")
+    assert finding.path == "runner.logger.log_path" and "RLARK_TEST_UNSET_DIR" in finding.message
+    report = inspect_config(config, 2, search_gpus=False)
+    assert report.ok and report.expansion.components["actor"].world_size == 2
+
+
+def test_yaml_syntax_error_points_at_the_line(tmp_path: Path) -> None:
+    from rlark_widgets.rlinf import load_config
+
+    file = tmp_path / "broken.yaml"
+    file.write_text("cluster:\n  num_nodes: 1\n  component_placement: [oops\n")
+    with pytest.raises(ConfigLoadError) as failure:
+        load_config(file)
+    assert "not valid YAML at line" in failure.value.message

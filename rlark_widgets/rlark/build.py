@@ -1,0 +1,183 @@
+"""From a plan to an RLark Job: roles become Task templates, plus the run and prepare scripts."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from .. import __version__
+from .job import Job, Mount, Role
+from .planner import Plan
+
+DEFAULT_RLINF_DIR = "/workspace/RLinf"
+#: RLinf entry points by runner.task_type (rlinf-cluster-spec §4); None: no single known script.
+ENTRY_POINTS = {
+    "embodied": "examples/embodiment/train_embodied_agent.py",
+    "embodied_eval": "evaluations/eval_embodied_agent.py",
+    "reasoning": "examples/reasoning/main_grpo.py",
+    "coding_online_rl": None,
+    "reasoning_eval": None,
+    "sft": None,
+    "offline": None,
+}
+#: Where each task type writes checkpoints and logs (rlinf-cluster-spec §5).
+OUTPUT_KEYS = {"reasoning": "runner.output_dir", "coding_online_rl": "runner.output_dir"}
+DEFAULT_OUTPUT_KEY = "runner.logger.log_path"
+ANNOTATION_PREFIX = "rlark.io/"
+
+
+@dataclass
+class JobSettings:
+    """What the user fills in the Job form beyond the plan (defaults are the planner's)."""
+
+    name: str | None = None
+    namespace: str = "default"
+    image: str = ""
+    rlinf_dir: str = DEFAULT_RLINF_DIR
+    run_script: str | None = None
+    prepare_script: str = ""
+    mounts: list[Mount] = field(default_factory=list)
+    output_mount: str | None = None  # a mount path: checkpoints and logs are pointed under it
+    tensorboard_log_dir: str | None = None
+    network_domain: str | None = None
+    ssh_keys: list[str] = field(default_factory=list)
+
+
+def default_job_name(config_name: str) -> str:
+    """A valid Job name from a config name: lower-case, [a-z0-9-], at most 63 characters."""
+    name = re.sub(r"[^a-z0-9-]+", "-", config_name.lower()).strip("-")[:63].strip("-")
+    return name or "rlinf-job"
+
+
+def entry_point(plan: Plan) -> str | None:
+    task_type = plan.report.expansion.task_type or "embodied"
+    name = plan.report.config.name
+    if "collect" in name:
+        return "examples/embodiment/collect_real_data.py"
+    if task_type == "embodied" and "async" in name:
+        return "examples/embodiment/train_async.py"
+    return ENTRY_POINTS.get(task_type)
+
+
+def output_key(plan: Plan) -> str:
+    return OUTPUT_KEYS.get(plan.report.expansion.task_type or "", DEFAULT_OUTPUT_KEY)
+
+
+def repo_relative(path: str) -> str:
+    """``examples/.../x.yaml`` for a path inside an RLinf checkout, else the file name.
+
+    Keeps the user's local directories out of the Job while staying traceable.
+    """
+    parts = PurePosixPath(path).parts
+    for anchor in ("examples", "tests", "evaluations"):
+        if anchor in parts:
+            return str(PurePosixPath(*parts[parts.index(anchor) :]))
+    return parts[-1] if parts else path
+
+
+def container_config_dir(plan: Plan, rlinf_dir: str) -> str:
+    """The config directory inside the image: the same place relative to the RLinf checkout."""
+    relative = PurePosixPath(repo_relative(plan.report.config.source)).parent
+    return (
+        str(PurePosixPath(rlinf_dir, relative)) if str(relative) != "." else f"{rlinf_dir}/config"
+    )
+
+
+def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
+    """cd explicitly, re-check that all Ray nodes joined, then launch RLinf like its scripts do."""
+    rlinf_dir = settings.rlinf_dir
+    config = plan.report.config
+    num_nodes = plan.report.cluster.num_nodes
+    overrides = list(config.overrides)
+    if settings.output_mount:
+        key = output_key(plan)
+        overrides = [o for o in overrides if not o.startswith(f"{key}=")]
+        overrides.append(f"{key}={settings.output_mount.rstrip('/')}/{job_name}")
+    entry = entry_point(plan)
+    launch = (
+        f"python {entry}"
+        if entry
+        else "python <your RLinf entry point>  # no single entry script is known for this task type"
+    )
+    command = " ".join(
+        [
+            launch,
+            "--config-path",
+            shlex.quote(container_config_dir(plan, rlinf_dir)),
+            "--config-name",
+            shlex.quote(config.name),
+            *map(shlex.quote, overrides),
+        ]
+    )
+    return "\n".join(
+        [
+            "set -euo pipefail",
+            f"cd {shlex.quote(rlinf_dir)}",
+            f"export REPO_PATH={shlex.quote(rlinf_dir)} EMBODIED_PATH={shlex.quote(rlinf_dir + '/examples/embodiment')}",
+            "# Re-check that every Ray node joined: the platform's check may only warn.",
+            "python - <<'PY'",
+            "import sys, time, ray",
+            'ray.init(address="auto")',
+            f"expected, deadline = {num_nodes}, time.time() + 600",
+            'while len([n for n in ray.nodes() if n["Alive"]]) < expected:',
+            "    if time.time() > deadline:",
+            '        sys.exit(f"fewer than {expected} Ray nodes joined; not starting training")',
+            "    time.sleep(5)",
+            "PY",
+            command,
+            "",
+        ]
+    )
+
+
+def prepare_script(settings: JobSettings, interpreter: str | None) -> str:
+    lines = [settings.prepare_script.rstrip("\n")] if settings.prepare_script.strip() else []
+    if interpreter:
+        lines.append(
+            f"test -x {shlex.quote(interpreter)} || {{ echo 'RLinf needs {interpreter} "
+            "(env_configs.python_interpreter_path) on this node' >&2; exit 1; }"
+        )
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
+    """The Job a user would submit for this plan (roles in node-rank order)."""
+    settings = settings or JobSettings()
+    config = plan.report.config
+    name = settings.name or default_job_name(config.name)
+    roles = [
+        Role(
+            name=role.name,
+            replicas=role.replicas,
+            image=settings.image,
+            head=role.head,
+            gpus=role.gpus,
+            devices=dict(role.devices),
+            node_selector=dict(role.node_selector),
+            env=dict(role.env),
+            prepare_script=prepare_script(settings, role.interpreter),
+            mounts=[Mount(**vars(m)) for m in settings.mounts],
+        )
+        for role in plan.roles
+    ]
+    annotations = {
+        f"{ANNOTATION_PREFIX}rlinf-config": repo_relative(config.source),
+        f"{ANNOTATION_PREFIX}rlinf-num-nodes": str(plan.report.cluster.num_nodes),
+        f"{ANNOTATION_PREFIX}planned-by": f"rlark-widgets {__version__}",
+    }
+    if config.overrides:
+        annotations[f"{ANNOTATION_PREFIX}rlinf-overrides"] = " ".join(config.overrides)
+    return Job(
+        name=name,
+        namespace=settings.namespace,
+        roles=roles,
+        run_script=settings.run_script
+        if settings.run_script is not None
+        else default_run_script(plan, settings, name),
+        annotations=annotations,
+        tensorboard_log_dir=settings.tensorboard_log_dir,
+        network_domain=settings.network_domain,
+        ssh_keys=list(settings.ssh_keys),
+    )

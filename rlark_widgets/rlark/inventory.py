@@ -1,0 +1,151 @@
+"""The nodes a Job can use: labels, node category, GPUs, rlinf.io devices, readiness, taints.
+
+Loaded from a YAML file (see ``rlark_widgets/examples/inventories/``) or filled by a backend.
+The node category label ``rlark.io/node-category`` is what the console shows as 云算力 (cloud),
+端算力 (edge) and 端真机 (robot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CATEGORY_LABEL = "rlark.io/node-category"
+CLUSTER_LABEL = "rlark.io/cluster"
+CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
+GPU_RESOURCE = "nvidia.com/gpu"
+DEVICE_PREFIX = "rlinf.io/"
+MAX_INVENTORY_BYTES = 5 * 1024 * 1024
+
+
+class InventoryError(ValueError):
+    """An inventory file that cannot be read; ``path`` names the entry."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.message, self.path = message, path
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """One Kubernetes Node as the planner sees it."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    gpus: int = 0
+    devices: Mapping[str, int] = field(default_factory=dict)
+    ready: bool = True
+    unschedulable: bool = False
+    taints: tuple[str, ...] = ()
+
+    @property
+    def cluster(self) -> str | None:
+        return self.labels.get(CLUSTER_LABEL)
+
+    @property
+    def category(self) -> str | None:
+        return self.labels.get(CATEGORY_LABEL)
+
+    @property
+    def schedulable(self) -> bool:
+        blocking = [t for t in self.taints if t.endswith((":NoSchedule", ":NoExecute"))]
+        return self.ready and not self.unschedulable and not blocking
+
+    def matches(self, selector: Mapping[str, str]) -> bool:
+        return all(self.labels.get(k) == v for k, v in selector.items())
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """Nodes and StorageClasses of the clusters a Job may target."""
+
+    nodes: tuple[NodeInfo, ...]
+    storage_classes: tuple[str, ...] = ()
+    source: str = ""
+
+    def matching(self, selector: Mapping[str, str]) -> list[NodeInfo]:
+        """The nodes a nodeSelector matches (the console's read-only 'selected node count')."""
+        if not selector:
+            return list(self.nodes)
+        return [n for n in self.nodes if n.matches(selector)]
+
+    @property
+    def clusters(self) -> list[str]:
+        return sorted({n.cluster for n in self.nodes if n.cluster})
+
+    def device_names(self) -> list[str]:
+        return sorted({d for n in self.nodes for d in n.devices})
+
+
+def load_inventory(path: str | Path) -> Inventory:
+    file = Path(path)
+    if not file.is_file():
+        raise InventoryError(f"No inventory file at {file}.")
+    if file.stat().st_size > MAX_INVENTORY_BYTES:
+        raise InventoryError(f"{file.name} is larger than {MAX_INVENTORY_BYTES // 10**6} MB.")
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise InventoryError(f"{file.name} is not valid YAML: {exc}") from None
+    return inventory_from_dict(data, str(file))
+
+
+def inventory_from_dict(data: Any, source: str = "") -> Inventory:
+    if not isinstance(data, Mapping) or not isinstance(data.get("nodes"), list):
+        raise InventoryError("An inventory is a mapping with a 'nodes' list.", "nodes")
+    default_cluster = data.get("cluster")
+    nodes = [_node(raw, f"nodes[{i}]", default_cluster) for i, raw in enumerate(data["nodes"])]
+    names = [n.name for n in nodes]
+    duplicate = next((n for n in names if names.count(n) > 1), None)
+    if duplicate:
+        raise InventoryError(f"Node name '{duplicate}' appears twice.", "nodes")
+    classes = data.get("storageClasses") or []
+    if not isinstance(classes, list):
+        raise InventoryError("storageClasses must be a list.", "storageClasses")
+    names_of_classes = tuple(str(c["name"] if isinstance(c, Mapping) else c) for c in classes)
+    return Inventory(tuple(nodes), names_of_classes, source)
+
+
+def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
+    if not isinstance(raw, Mapping) or not raw.get("name"):
+        raise InventoryError("Each node needs at least a name.", path)
+    labels = raw.get("labels") or {}
+    allocatable = raw.get("allocatable") or {}
+    if not isinstance(labels, Mapping) or not isinstance(allocatable, Mapping):
+        raise InventoryError("labels and allocatable must be mappings.", path)
+    labels = {str(k): str(v) for k, v in labels.items()}
+    cluster = raw.get("cluster", default_cluster)
+    if cluster is not None:
+        labels.setdefault(CLUSTER_LABEL, str(cluster))
+    if labels.get(CATEGORY_LABEL, "cloud") not in CATEGORIES:
+        raise InventoryError(
+            f"{CATEGORY_LABEL} must be one of {', '.join(CATEGORIES)}, got '{labels[CATEGORY_LABEL]}'.",
+            f"{path}.labels",
+        )
+    try:
+        gpus = int(allocatable.get(GPU_RESOURCE, 0))
+        devices = {
+            str(k): int(v) for k, v in allocatable.items() if str(k).startswith(DEVICE_PREFIX)
+        }
+    except (TypeError, ValueError):
+        raise InventoryError(
+            "allocatable counts must be whole numbers.", f"{path}.allocatable"
+        ) from None
+    taints = raw.get("taints") or []
+    if not isinstance(taints, list):
+        raise InventoryError(
+            "taints must be a list such as ['gpu=broken:NoSchedule'].", f"{path}.taints"
+        )
+    return NodeInfo(
+        name=str(raw["name"]),
+        labels=labels,
+        gpus=gpus,
+        devices=devices,
+        ready=bool(raw.get("ready", True)),
+        unschedulable=bool(raw.get("unschedulable", False)),
+        taints=tuple(str(t) for t in taints),
+    )

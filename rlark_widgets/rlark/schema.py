@@ -1,0 +1,63 @@
+"""The ``jobs.rlark.io`` CRD shipped with the package, and schema validation of Job manifests."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from ..findings import Finding, Severity
+
+CRD_RESOURCE = "jobs.rlark.io.yaml"
+
+
+def crd_text() -> str:
+    return (
+        resources.files(__package__)
+        .joinpath("data")
+        .joinpath(CRD_RESOURCE)
+        .read_text(encoding="utf-8")
+    )
+
+
+@cache
+def crd() -> dict[str, Any]:
+    return yaml.safe_load(crd_text())
+
+
+def job_schema() -> dict[str, Any]:
+    return crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(job_schema())
+
+
+def _path(parts) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def schema_findings(manifest: Any) -> list[Finding]:
+    """One SCHEMA finding per violation, pointing at the Job field (``spec.tasks[1].replicas``)."""
+    findings = []
+    for error in sorted(
+        _validator().iter_errors(manifest), key=lambda e: [str(p) for p in e.absolute_path]
+    ):
+        findings.append(
+            Finding(
+                "JOB-SCHEMA",
+                Severity.ERROR,
+                _path(error.absolute_path) or "(document)",
+                f"Does not match the RLark Job schema: {error.message}.",
+                "Correct the field as the CRD describes it (`rlark-migrate crd` prints the schema).",
+                "rlark-widgets CRD jobs.rlark.io (DESIGN.md §3)",
+            )
+        )
+    return findings

@@ -1,0 +1,62 @@
+"""Job YAML: stable key order, block scalars for scripts, and a safe parse back to a Job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from .job import Job
+
+
+class JobYamlError(ValueError):
+    """Text that is not a readable Job manifest (message says where)."""
+
+
+class _JobDumper(yaml.SafeDumper):
+    """Safe dumper that writes multi-line strings (scripts) as ``|`` block scalars."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_JobDumper.add_representer(str, _represent_str)
+
+
+def dump_yaml(data: Any) -> str:
+    return yaml.dump(data, Dumper=_JobDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def render_job_yaml(job: Job) -> str:
+    """The Job as the YAML a user previews, copies and submits."""
+    return dump_yaml(job.to_manifest())
+
+
+def load_manifest(text: str) -> dict[str, Any]:
+    """Parse manifest text safely (no object construction); one mapping document."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise JobYamlError(f"The Job YAML is not valid YAML{where}: {exc.problem}.") from None
+    except yaml.YAMLError as exc:
+        raise JobYamlError(f"The Job YAML is not valid YAML: {exc}.") from None
+    if not isinstance(data, dict):
+        raise JobYamlError(
+            "The Job YAML must be one mapping with apiVersion, kind, metadata and spec."
+        )
+    return data
+
+
+def parse_job_yaml(text: str) -> Job:
+    """Read Job YAML back into a Job (validate it against the schema first for field errors)."""
+    manifest = load_manifest(text)
+    try:
+        return Job.from_manifest(manifest)
+    except (KeyError, TypeError, ValueError, StopIteration) as exc:
+        raise JobYamlError(
+            f"The Job YAML does not have the Job shape ({exc!r}); check it against the CRD."
+        ) from None

@@ -140,7 +140,11 @@ def parse_cluster(cluster: object, path: str = "cluster") -> ClusterSpec:
             "Add a cluster section with num_nodes and component_placement.",
         )
     if not _is_mapping(cluster):
-        raise _fail(f"'cluster' must be a mapping, but got {type(cluster).__name__}.", path)
+        raise _fail(
+            f"'cluster' must be a mapping, but got {type(cluster).__name__}.",
+            path,
+            "Write cluster: as a mapping with num_nodes and component_placement under it.",
+        )
     # RLinf keeps only its dataclass fields and ignores other cluster keys (tracer, ...).
     _check_fields(
         cluster,
@@ -322,6 +326,7 @@ def _parse_env_configs(
             raise _fail(
                 f"Each node env_configs yaml config must be a dictionary. But got {type(raw)}: {raw}",
                 entry_path,
+                "Write each entry as '- node_ranks: ...' with env_vars or python_interpreter_path.",
             )
         _check_fields(
             raw,
@@ -408,10 +413,16 @@ def _parse_hardware(
 ) -> tuple[str, tuple[RobotConfig, ...]]:
     if not _is_mapping(value):
         raise _fail(
-            f"Each hardware yaml config must be a dictionary. But got {type(value)}: {value}", path
+            f"Each hardware yaml config must be a dictionary. But got {type(value)}: {value}",
+            path,
+            "Write hardware as a mapping with type and configs.",
         )
     _check_fields(
-        value, ("type", "configs"), ("type",), "cluster node_group hardware yaml config", path
+        value,
+        ("type", "configs"),
+        ("type", "configs"),
+        "cluster node_group hardware yaml config",
+        path,
     )
     hw_type = str(value["type"])
     if hw_type not in ROBOT_FIELDS:
@@ -426,6 +437,7 @@ def _parse_hardware(
         raise _fail(
             f"hardware.configs must be a list, but got {type(raw_configs).__name__}.",
             f"{path}.configs",
+            "Start each robot entry with '- node_rank: N'.",
         )
     robots: list[RobotConfig] = []
     seen: list[dict] = []
@@ -436,6 +448,7 @@ def _parse_hardware(
             raise _fail(
                 f"Each {hw_type} config must be a dictionary. But got {type(raw)}: {raw}",
                 entry_path,
+                "Write each robot as a mapping starting with node_rank.",
             )
         _check_fields(raw, valid, ("node_rank",), f"{hw_type} hardware config", entry_path)
         node_rank = raw["node_rank"]

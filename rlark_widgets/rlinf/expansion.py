@@ -256,7 +256,13 @@ def _expand_generic(
 
 
 def _resolve_groups(entry: PlacementEntry, topo: Topology):
-    labels = entry.node_groups or ("cluster",)
+    labels = ("cluster",) if entry.node_groups is None else entry.node_groups
+    if not labels:
+        raise PlacementError(
+            f"node_group of components {list(entry.components)} lists no node group, so no resource can be placed.",
+            f"{entry.path}.node_group",
+            "Name at least one node group, or drop node_group to use the whole cluster.",
+        )
     groups = []
     for label in labels:
         group = topo.groups.get(label)

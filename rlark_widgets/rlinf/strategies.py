@@ -141,6 +141,8 @@ def node_placement(
     hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
 ) -> list[ProcessPlacement]:
     """NodePlacementStrategy: each process on one node of the groups, seeing all its GPUs."""
+    if not hardware_lists:
+        raise StrategyError("The node_ranks list must not be empty.")
     indices = []
     for process, resources in enumerate(hardware_lists):
         if len(resources) != 1:

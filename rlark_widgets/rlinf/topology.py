@@ -94,7 +94,7 @@ def build_topology(spec: ClusterSpec, layout: GpuLayout) -> Topology:
     all_nodes = tuple(range(spec.num_nodes))
     groups: dict[str, ResourceGroup] = {}
     for group in spec.node_groups:
-        if group.robots or group.hardware_type:
+        if group.robots or (group.hardware_type and group.hardware_type != ACCELERATOR):
             groups[group.label] = _robot_group(
                 group.label, group.node_ranks, group.hardware_type, group.robots
             )

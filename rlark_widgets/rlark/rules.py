@@ -18,9 +18,10 @@ from pathlib import PurePosixPath
 from ..findings import Finding, Severity
 from ..rlinf import ConfigReport
 from ..rlinf.ranks import format_ranks
+from .facts import RecordFacts
 from .inventory import CLUSTER_LABEL, Inventory
 from .job import DEVICE_PREFIX, Job, Role
-from .node_needs import NodeNeeds, node_needs
+from .node_needs import NodeNeeds, device_resource_for, node_needs
 
 Hit = tuple[str, str, str]  # (path, message, fix)
 SEED_JOB = "seeds/create-training-job.zh.txt"
@@ -33,7 +34,23 @@ RESERVED_ENV = {"RLINF_NODE_RANK", "RAY_ADDRESS", "RAY_HEAD_IP", "RAY_NODE_IP_AD
 RESERVED_ENV_PREFIXES = ("RLARK_",)
 #: Variables RLinf's RobotAutoConfig turns into robots on any node that has them (spec §1.6).
 ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_INTERFACE"}
-RAY_CHECK = re.compile(r"ray\.nodes\(|ray status|ray\.cluster_resources|rlark_widgets\.raycheck")
+RAY_CHECK = re.compile(r"ray\.nodes\(|\bray status\b|ray\.cluster_resources\(")
+CD_TARGET = re.compile(r"(?:^|[;&|(\s])cd\s+([^\s;&|)]+)")
+
+
+def _code_lines(script: str) -> str:
+    """The script without comment lines, so '# TODO: ray status' does not count as a check."""
+    return "\n".join(line for line in script.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _covers(mount_path: str, path: PurePosixPath) -> bool:
+    mount = PurePosixPath(mount_path)
+    return mount == path or mount in path.parents
+
+
+def _robot_devices(robot_type: str, devices: dict[str, int]) -> list[str]:
+    """The role's device resources that serve ``robot_type`` (``rlinf.io/device-franka``)."""
+    return [d for d in devices if device_resource_for(robot_type, [d])]
 
 
 @dataclass
@@ -44,6 +61,7 @@ class RuleContext:
     report: ConfigReport | None = None
     inventory: Inventory | None = None
     target_cluster: str | None = None
+    facts: RecordFacts | None = None
 
     @cached_property
     def manifest(self) -> dict:
@@ -220,11 +238,12 @@ def _device_cover(ctx: RuleContext):
             continue
         robots = ctx.needs[rank].robots
         devices = {k for k in role.devices if k.startswith(DEVICE_PREFIX)}
-        if robots and not devices:
-            kinds = ", ".join(f"{n} x {t}" for t, n in robots)
+        uncovered = [(t, n) for t, n in robots if not _robot_devices(t, role.devices)]
+        if uncovered:
+            kinds = ", ".join(f"{n} x {t}" for t, n in uncovered)
             yield (
                 ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                f"RLINF_NODE_RANK {rank} (role '{role.name}') carries {kinds} but requests no rlinf.io/* device resource.",
+                f"RLINF_NODE_RANK {rank} (role '{role.name}') carries {kinds} but requests no rlinf.io/device-* resource for it.",
                 "Add the cluster's device resource for the robot (ask the admin for its exact name).",
             )
         if devices and not robots:
@@ -284,7 +303,7 @@ def _shared_nodes(ctx: RuleContext):
     seen: dict[tuple, int] = {}
     for index, role in enumerate(ctx.job.roles):
         key = tuple(sorted(role.node_selector.items()))
-        if key and key in seen and role.replicas > 1:
+        if key and key in seen:
             other = ctx.job.roles[seen[key]]
             yield (
                 ctx.role_path(index, "template.spec.nodeSelector"),
@@ -325,7 +344,7 @@ def _role_name_component(ctx: RuleContext):
     f"{SEED_JOB} Step 1",
 )
 def _job_name(ctx: RuleContext):
-    if not JOB_NAME.match(ctx.job.name or ""):
+    if not JOB_NAME.fullmatch(ctx.job.name or ""):
         fixed = (
             re.sub(r"[^a-z0-9-]+", "-", (ctx.job.name or "").lower()).strip("-")[:63] or "rlinf-job"
         )
@@ -393,15 +412,18 @@ def _selector_cluster(ctx: RuleContext):
             continue
         clusters = sorted({n.cluster or "?" for n in ctx.inventory.matching(role.node_selector)})
         target = ctx.target_cluster or role.node_selector.get(CLUSTER_LABEL)
-        outside = (
-            [c for c in clusters if c != target]
-            if target
-            else (clusters if len(clusters) > 1 else [])
-        )
+        if target:
+            outside = [c for c in clusters if c != target]
+            message = f"Role '{role.name}' also matches nodes outside cluster '{target}': {', '.join(outside)}."
+        else:
+            outside = clusters if len(clusters) > 1 else []
+            message = (
+                f"Role '{role.name}' matches nodes of several clusters ({', '.join(outside)})."
+            )
         if outside:
             yield (
                 ctx.role_path(index, "template.spec.nodeSelector"),
-                f"Role '{role.name}' also matches nodes of cluster(s) {', '.join(outside)}.",
+                message,
                 f"Add {CLUSTER_LABEL}={target or '<cluster>'} (or another label only the target cluster has).",
             )
 
@@ -565,7 +587,7 @@ def _run_script(ctx: RuleContext):
 )
 def _run_script_cd(ctx: RuleContext):
     script = ctx.job.run_script
-    if script.strip() and not re.search(r"(^|[;&|]\s*|\n\s*)cd\s+\S", script):
+    if script.strip() and not CD_TARGET.search(_code_lines(script)):
         yield (
             "spec.runScript",
             "The run script never runs `cd`, so it depends on the image's working directory.",
@@ -581,7 +603,7 @@ def _run_script_cd(ctx: RuleContext):
 )
 def _run_script_ray(ctx: RuleContext):
     script = ctx.job.run_script
-    if script.strip() and not RAY_CHECK.search(script):
+    if script.strip() and not RAY_CHECK.search(_code_lines(script)):
         yield (
             "spec.runScript",
             "The run script does not check that every Ray node joined; the platform's check may "
@@ -620,9 +642,9 @@ def _mount_paths(ctx: RuleContext):
     f"{SEED_JOB} Step 4",
 )
 def _mount_shadow(ctx: RuleContext):
-    code_dirs = re.findall(r"(?:^|\n)\s*cd\s+(/\S+)", ctx.job.run_script) + re.findall(
-        r"--config-path\s+(/\S+)", ctx.job.run_script
-    )
+    script = _code_lines(ctx.job.run_script)
+    code_dirs = [d for d in CD_TARGET.findall(script) if d.strip("'\"").startswith("/")]
+    code_dirs += re.findall(r"--config-path\s+(/[^\s;&|]+)", script)
     for index, role in enumerate(ctx.job.roles):
         for m_index, mount in enumerate(role.mounts):
             target = PurePosixPath(mount.mount_path)
@@ -691,10 +713,6 @@ def _checkpoints(ctx: RuleContext):
     if ctx.report is None:
         return
     keys = ("runner.logger.log_path", "runner.output_dir")
-    persistent = [PurePosixPath(m.mount_path) for r in ctx.job.roles for m in r.mounts]
-    shared = [
-        PurePosixPath(m.mount_path) for r in ctx.job.roles for m in r.mounts if m.kind == "storage"
-    ]
     overridden = dict(
         re.findall(r"(runner\.(?:logger\.log_path|output_dir))=(\S+)", ctx.job.run_script)
     )
@@ -703,17 +721,21 @@ def _checkpoints(ctx: RuleContext):
         if not isinstance(value, str) or not value:
             continue
         path = PurePosixPath(value.strip("'\""))
-        under = [m for m in persistent if m == path or m in path.parents]
-        if not under:
+        lacking = [
+            r.name for r in ctx.job.roles if not any(_covers(m.mount_path, path) for m in r.mounts)
+        ]
+        shared = all(
+            any(_covers(m.mount_path, path) and m.kind == "storage" for m in r.mounts)
+            for r in ctx.job.roles
+        )
+        if lacking:
             yield (
                 "spec.runScript",
-                f"{key} is '{value}', outside every mount: checkpoints and logs there are lost "
-                "when the Pod is recreated.",
-                f"Mount persistent storage (e.g. at /mnt/output) and pass {key}=/mnt/output/<job> in the run script.",
+                f"{key} is '{value}', outside the mounts of role(s) {', '.join(lacking)}: checkpoints and logs "
+                "written there are lost when the Pod is recreated.",
+                f"Mount persistent storage in every role (e.g. at /mnt/output) and pass {key}=/mnt/output/<job> in the run script.",
             )
-        elif ctx.job.total_workers > 1 and not [
-            m for m in shared if m == path or m in path.parents
-        ]:
+        elif ctx.job.total_workers > 1 and not shared:
             yield (
                 "spec.runScript",
                 f"{key} is on a node-local mount, but several Workers write checkpoint shards.",
@@ -745,9 +767,17 @@ def _env_reserved(ctx: RuleContext):
     f"{SPEC} §1.6 (RobotAutoConfig)",
 )
 def _env_robot(ctx: RuleContext):
+    robot_roles = set()
+    if ctx.needs is not None:
+        by_role: dict[int, list[bool]] = {}
+        for rank, index, _ in ctx.roles_by_rank():
+            by_role.setdefault(index, []).append(
+                rank < len(ctx.needs) and bool(ctx.needs[rank].robots)
+            )
+        robot_roles = {index for index, flags in by_role.items() if all(flags)}
     for index, role in enumerate(ctx.job.roles):
         for name in role.env:
-            if name in ROBOT_ENV:
+            if name in ROBOT_ENV and index not in robot_roles:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     f"{name} on role '{role.name}' makes RLinf's RobotAutoConfig fill or even create robots on every one of its Workers.",
@@ -781,9 +811,8 @@ def _tensorboard(ctx: RuleContext):
     logdir = ctx.job.tensorboard_log_dir
     if not logdir:
         return
-    mounts = [PurePosixPath(m.mount_path) for r in ctx.job.roles if r.head for m in r.mounts]
     path = PurePosixPath(logdir)
-    if not any(m == path or m in path.parents for m in mounts):
+    if not any(_covers(m.mount_path, path) for r in ctx.job.roles if r.head for m in r.mounts):
         yield (
             "spec.tensorboard.logDir",
             f"{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
@@ -800,7 +829,8 @@ def _tensorboard(ctx: RuleContext):
     f"{SEED_FAQ} (停止后再次启动任务)",
 )
 def _no_auto_resume(ctx: RuleContext):
-    if ctx.report is not None and not ctx.report.config.get("runner.resume_dir"):
+    resumes = "runner.resume_dir=" in _code_lines(ctx.job.run_script)
+    if ctx.report is not None and not resumes and not ctx.report.config.get("runner.resume_dir"):
         yield (
             "spec.runScript",
             "A restart recreates every Pod and Ray process and trains from scratch: nothing resumes "
@@ -838,10 +868,69 @@ def _resume_dir(ctx: RuleContext):
             f"runner.resume_dir '{value}' does not end in global_step_<N>; RLinf parses the step from it.",
             "Point it at .../checkpoints/global_step_N (the directory holding actor/).",
         )
-    mounts = [PurePosixPath(m.mount_path) for r in ctx.job.roles for m in r.mounts]
-    if not any(m in path.parents for m in mounts):
+    if not any(_covers(m.mount_path, path) for r in ctx.job.roles for m in r.mounts):
         yield (
             "spec.runScript",
             f"runner.resume_dir '{value}' is not under a mount, so no Worker can read the checkpoint.",
             "Mount the storage that holds the checkpoint and use its container path.",
+        )
+
+
+# --- REC: what the run record must hold ---------------------------------------------------------
+@rule(
+    "REC-RLINF-COMMIT",
+    Severity.WARNING,
+    "The run record names the exact RLinf commit",
+    f"{SEED_RLARK} (为本次运行记录)",
+)
+def _rec_commit(ctx: RuleContext):
+    if ctx.facts is not None and not ctx.facts.rlinf_commit:
+        yield (
+            "record.versions.rlinf_commit",
+            "The RLinf commit of this run is not recorded.",
+            "Give it (--rlinf-commit, e.g. `git -C RLinf rev-parse HEAD`) so the run can be reproduced.",
+        )
+
+
+@rule(
+    "REC-IMAGE-DIGEST",
+    Severity.WARNING,
+    "The run record holds the image digest",
+    f"{SEED_JOB} (选择镜像版本和执行入口)",
+)
+def _rec_digest(ctx: RuleContext):
+    if ctx.facts is None or ctx.facts.image_digest:
+        return
+    tags = sorted({r.image for r in ctx.job.roles if r.image and "@sha256:" not in r.image})
+    if tags:
+        yield (
+            "record.versions.image_digest",
+            f"The digest behind {', '.join(tags)} is not recorded; the tag may move.",
+            "Ask the image publisher or registry for the digest and give it (--image-digest sha256:...).",
+        )
+
+
+@rule(
+    "REC-RUNTIME-VERSIONS",
+    Severity.INFO,
+    "The run record holds Ray, Python and CUDA versions of the image",
+    f"{SEED_RLARK} (为本次运行记录)",
+)
+def _rec_runtime(ctx: RuleContext):
+    if ctx.facts is None:
+        return
+    missing = [
+        n
+        for n, v in (
+            ("Ray", ctx.facts.ray_version),
+            ("Python", ctx.facts.python_version),
+            ("CUDA", ctx.facts.cuda_version),
+        )
+        if not v
+    ]
+    if missing:
+        yield (
+            "record.versions",
+            f"{', '.join(missing)} version(s) of the image are not recorded (listed as missing).",
+            "Read them from the image (ray --version, python --version, nvcc --version) and add them.",
         )

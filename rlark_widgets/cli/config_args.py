@@ -13,9 +13,21 @@ class UsageError(Exception):
     """The command line is wrong (exit code 2, like argparse's own errors)."""
 
 
-def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+def add_config_arguments(
+    parser: argparse.ArgumentParser, *, positional: bool = True, override_short: bool = True
+) -> None:
+    """Config source, overrides, searchpath variables and GPU assumptions.
+
+    ``positional=False`` takes the config as ``--config FILE`` (for commands whose positional
+    argument is something else); ``override_short=False`` frees ``-o`` for an output file.
+    """
     source = parser.add_argument_group("RLinf config")
-    source.add_argument("config", nargs="?", help="an RLinf YAML config file")
+    if positional:
+        source.add_argument("config", nargs="?", help="an RLinf YAML config file")
+    else:
+        source.add_argument(
+            "--config", metavar="FILE", help="the RLinf YAML config the Job was planned from"
+        )
     source.add_argument(
         "--config-dir", metavar="DIR", help="Hydra config directory (with --config-name)"
     )
@@ -23,8 +35,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         "--config-name", metavar="NAME", help="config name in --config-dir (file stem)"
     )
     source.add_argument(
-        "-o",
-        "--override",
+        *(("-o", "--override") if override_short else ("--override",)),
         dest="overrides",
         action="append",
         default=[],
@@ -87,6 +98,10 @@ def _env(args: argparse.Namespace) -> dict[str, str]:
             raise UsageError(f"--env takes NAME=VALUE, got {item!r}")
         env[name] = value
     return env
+
+
+def has_config(args: argparse.Namespace) -> bool:
+    return bool(args.config or args.config_dir or args.config_name)
 
 
 def load_from_args(args: argparse.Namespace) -> RLinfConfig | None:

@@ -121,3 +121,67 @@ def report_text(report: ConfigReport) -> str:
                 )
     out += ["", "Findings", findings_text(report.findings)]
     return "\n".join(out)
+
+
+def plan_text(plan) -> str:
+    """Roles, the node-rank map and explanations of a plan."""
+    report = plan.report
+    out = [
+        f"{report.config.name}: {plan.total_workers} Worker(s) for cluster.num_nodes "
+        f"{report.cluster.num_nodes if report.cluster else '?'}   template: {plan.template}"
+        + (f"   target cluster: {plan.target_cluster}" if plan.target_cluster else "")
+    ]
+    if not plan.roles:
+        return "\n".join(out + ["No roles: RLinf rejects this config (see findings)."])
+    out += [
+        "",
+        "Roles",
+        table(
+            (
+                "role",
+                "head",
+                "workers",
+                "RLINF_NODE_RANK",
+                "GPUs/worker",
+                "devices/worker",
+                "node selector",
+                "matched",
+            ),
+            (
+                (
+                    r.name,
+                    "yes" if r.head else "",
+                    r.replicas,
+                    format_ranks(r.node_ranks),
+                    r.gpus,
+                    ", ".join(f"{k}: {v}" for k, v in r.devices.items()) or "-",
+                    ", ".join(f"{k}={v}" for k, v in r.node_selector.items()) or "-",
+                    "-" if r.matched_nodes is None else len(r.matched_nodes),
+                )
+                for r in plan.roles
+            ),
+        ),
+    ]
+    per_node = report.expansion.per_node
+    out += [
+        "",
+        "Node-rank map",
+        table(
+            ("RLINF_NODE_RANK", "role/worker", "components", "GPUs used"),
+            (
+                (
+                    rank,
+                    f"{role}/{index}",
+                    ",".join(per_node[rank].components) if rank in per_node else "-",
+                    format_ranks(per_node[rank].accelerators_used)
+                    if rank in per_node and per_node[rank].accelerators_used
+                    else "-",
+                )
+                for rank, role, index in plan.rank_map()
+            ),
+        ),
+    ]
+    out += ["", "Why"] + [f"- {e}" for e in plan.explanations]
+    for role in plan.roles:
+        out += [f"- {role.name}: " + " ".join(role.why)]
+    return "\n".join(out)

@@ -1,0 +1,73 @@
+"""``rlark-migrate check``: schema and rules on an existing Job YAML."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..findings import has_errors
+from ..rlark.check import check_job
+from ..rlark.schema import schema_findings
+from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
+from ..rlinf import inspect_config
+from .config_args import add_config_arguments, gpu_layout, has_config, load_from_args
+from .plan_cmd import load_inventory_arg
+from .render import findings_text
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="check an RLark Job YAML against the schema and the rules",
+        description="Validate a Job YAML against the jobs.rlark.io schema and run the rule catalogue. "
+        "With --config, the PLN rules compare it with the RLinf config (Workers vs num_nodes, GPUs "
+        "and devices per RLINF_NODE_RANK). Exit code 1 when an error finding exists.",
+    )
+    parser.add_argument("job", metavar="JOB.yaml", help="the Job YAML to check")
+    add_config_arguments(parser, positional=False)
+    parser.add_argument(
+        "--inventory", metavar="NODES.yaml", help="nodes to check node selections against"
+    )
+    parser.add_argument("--cluster", metavar="NAME", help="target cluster in the inventory")
+    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    inventory = load_inventory_arg(args)
+    try:
+        text = Path(args.job).read_text(encoding="utf-8")
+        manifest = load_manifest(text)
+    except (OSError, UnicodeDecodeError, JobYamlError) as exc:
+        print(f"error: {args.job}: {exc}", file=sys.stderr)
+        return 1
+    findings = schema_findings(manifest)
+    try:
+        job = parse_job_yaml(text)
+    except JobYamlError:
+        job = None
+    report = None
+    if has_config(args):
+        config = load_from_args(args)
+        if config is None:
+            return 1
+        report = inspect_config(config, gpu_layout(args), search_gpus=False)
+        findings += report.findings
+    if job is not None:
+        findings += [
+            f
+            for f in check_job(job, report, inventory, target_cluster=args.cluster)
+            if f.rule_id != "JOB-SCHEMA"
+        ]
+    if args.json:
+        print(
+            json.dumps(
+                {"ok": not has_errors(findings), "findings": [f.to_dict() for f in findings]},
+                indent=2,
+            )
+        )
+    else:
+        print(findings_text(findings))
+    return 1 if has_errors(findings) else 0

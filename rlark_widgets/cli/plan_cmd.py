@@ -1,0 +1,186 @@
+"""``rlark-migrate plan``: roles, node-rank map, GPUs and devices, the Job YAML and findings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..findings import has_errors
+from ..rlark.build import JobSettings, build_job
+from ..rlark.check import check_job
+from ..rlark.facts import RecordFacts
+from ..rlark.inventory import Inventory, InventoryError, load_inventory
+from ..rlark.job import Mount
+from ..rlark.planner import TEMPLATES, plan_roles
+from ..rlark.record import RecordError, build_record
+from ..rlark.secrets import redact
+from ..rlark.yaml_io import render_job_yaml
+from ..rlinf import inspect_config
+from .config_args import UsageError, add_config_arguments, gpu_layout, load_from_args
+from .render import findings_text, plan_text
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "plan",
+        help="plan the RLark roles and Job for an RLinf config",
+        description="Plan RLark roles from an RLinf config (one Header at RLINF_NODE_RANK 0, then "
+        "Worker roles of nodes with equal needs), build the Job and check it. Prints the role "
+        "table, the node-rank map, GPUs and devices per Worker, explanations and findings. "
+        "Exit code 1 when an error finding exists.",
+    )
+    add_config_arguments(parser, override_short=False)
+    add_job_arguments(parser)
+    parser.add_argument("-o", "--output", metavar="JOB.yaml", help="write the Job YAML here")
+    parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
+    parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")
+    parser.set_defaults(run=run)
+
+
+def add_job_arguments(parser: argparse.ArgumentParser) -> None:
+    job = parser.add_argument_group("RLark Job")
+    job.add_argument(
+        "--inventory",
+        metavar="NODES.yaml",
+        help="nodes of the target clusters (labels, GPUs, devices)",
+    )
+    job.add_argument("--cluster", metavar="NAME", help="target cluster in the inventory")
+    job.add_argument(
+        "--template", choices=sorted(TEMPLATES), help="console task-type template to start from"
+    )
+    job.add_argument("--name", help="Job name (default: from the config name)")
+    job.add_argument(
+        "--namespace", default="default", help="Kubernetes namespace (default: default)"
+    )
+    job.add_argument(
+        "--image", default="", help="image reference; an explicit tag or @sha256 digest"
+    )
+    job.add_argument(
+        "--rlinf-dir", default="/workspace/RLinf", help="RLinf checkout inside the image"
+    )
+    job.add_argument(
+        "--prepare", default="", metavar="SCRIPT", help="prepare script for every role"
+    )
+    job.add_argument(
+        "--storage",
+        action="append",
+        default=[],
+        metavar="CLASS:/PATH",
+        help="object-storage mount: StorageClass and container path; repeatable",
+    )
+    job.add_argument(
+        "--host-path",
+        action="append",
+        default=[],
+        metavar="/SRC:/PATH",
+        help="node directory mount; repeatable",
+    )
+    job.add_argument(
+        "--output-dir",
+        metavar="/PATH",
+        help="container path (under a mount) for checkpoints and logs",
+    )
+    job.add_argument("--tensorboard", metavar="/PATH", help="TensorBoard log dir (adds a sidecar)")
+    job.add_argument("--rlinf-commit", help="RLinf commit for the run record")
+    job.add_argument("--image-digest", help="digest of the image tag for the run record")
+
+
+def _mounts(args: argparse.Namespace) -> list[Mount]:
+    mounts = []
+    for index, item in enumerate(args.storage):
+        source, sep, path = item.partition(":")
+        if not sep:
+            raise UsageError(f"--storage takes CLASS:/PATH, got {item!r}")
+        mounts.append(Mount(f"storage-{index}" if index else "output", "storage", source, path))
+    for index, item in enumerate(args.host_path):
+        source, sep, path = item.partition(":")
+        if not sep:
+            raise UsageError(f"--host-path takes /SRC:/PATH, got {item!r}")
+        mounts.append(Mount(f"host-{index}", "hostPath", source, path))
+    return mounts
+
+
+def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
+    if not args.inventory:
+        return None
+    try:
+        return load_inventory(args.inventory)
+    except InventoryError as exc:
+        raise UsageError(f"--inventory: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    layout = gpu_layout(args)
+    inventory = load_inventory_arg(args)
+    config = load_from_args(args)
+    if config is None:
+        return 1
+    report = inspect_config(config, layout, search_gpus=False)
+    plan = plan_roles(report, inventory, template=args.template, target_cluster=args.cluster)
+    findings = [*report.findings, *plan.findings]
+    job = None
+    if plan.ok:
+        settings = JobSettings(
+            name=args.name,
+            namespace=args.namespace,
+            image=args.image,
+            rlinf_dir=args.rlinf_dir,
+            prepare_script=args.prepare,
+            mounts=_mounts(args),
+            output_mount=args.output_dir,
+            tensorboard_log_dir=args.tensorboard,
+        )
+        job = build_job(plan, settings)
+        facts = RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest)
+        findings += check_job(
+            job, report, inventory, target_cluster=plan.target_cluster, facts=facts
+        )
+        if args.output:
+            Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")
+        if args.record:
+            try:
+                build_record(plan, job, findings, facts).write(args.record)
+            except RecordError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "ok": plan.ok and not has_errors(findings),
+                    "roles": [_role_json(r) for r in plan.roles],
+                    "rank_map": [
+                        {"rlinf_node_rank": r, "role": n, "worker": i}
+                        for r, n, i in plan.rank_map()
+                    ],
+                    "explanations": plan.explanations,
+                    "job": job.to_manifest() if job else None,
+                    "findings": [f.to_dict() for f in findings],
+                },
+                indent=2,
+                default=str,
+            )
+        )
+    else:
+        print(plan_text(plan))
+        if job is not None and not args.output:
+            print("\nJob YAML\n" + redact(render_job_yaml(job)))
+        print("\nFindings\n" + findings_text(findings))
+    return 1 if has_errors(findings) or not plan.ok else 0
+
+
+def _role_json(role) -> dict:
+    return {
+        "name": role.name,
+        "head": role.head,
+        "workers": role.replicas,
+        "rlinf_node_ranks": list(role.node_ranks),
+        "gpus_per_worker": role.gpus,
+        "devices": role.devices,
+        "env": sorted(role.env),
+        "node_selector": role.node_selector,
+        "matched_nodes": role.matched_nodes,
+        "why": role.why,
+    }

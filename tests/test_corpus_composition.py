@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from corpus import PRIMARY
 
 from rlark_widgets.rlinf import (
     ClusterConfigError,
@@ -19,20 +19,6 @@ from rlark_widgets.rlinf import (
     parse_cluster,
 )
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "rlinf-configs"
-
-
-def _primary_configs() -> list[str]:
-    """Configs with a top-level cluster section (group files such as env/*.yaml have none)."""
-    found = []
-    for file in sorted([*CORPUS.glob("examples/**/*.yaml"), *CORPUS.glob("tests/**/*.yaml")]):
-        document = yaml.safe_load(file.read_text())
-        if isinstance(document, dict) and "cluster" in document:
-            found.append(str(file.relative_to(CORPUS)))
-    return found
-
-
-PRIMARY = _primary_configs()
 MISSING_GROUP = {"examples/embodiment/config/libero_spatial_dagger_openpi_lerobot.yaml"}
 REJECTED_CLUSTER = {"examples/embodiment/config/realworld_dual_franka_dagger_openpi.yaml"}
 
@@ -104,7 +90,9 @@ def test_overrides_apply_like_rlinf_launchers(rlinf_configs_dir: Path) -> None:
 
 
 def test_rlinf_resolvers_resolve_without_rlinf(corpus_config) -> None:
-    config = corpus_config("tests/e2e_tests/dynamic_scheduler/qwen2.5-1.5b-grpo-dynamic-mg-sgl.yaml")
+    config = corpus_config(
+        "tests/e2e_tests/dynamic_scheduler/qwen2.5-1.5b-grpo-dynamic-mg-sgl.yaml"
+    )
     # rollout.return_logprobs: ${not:${algorithm.recompute_logprobs}} with recompute_logprobs: True
     assert config.get("algorithm.recompute_logprobs") is True
     assert config.resolved["rollout"]["return_logprobs"] is False

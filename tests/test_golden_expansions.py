@@ -7,12 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
+from corpus import EXPECTED
 
 from rlark_widgets.rlinf import ConfigLoadError, inspect_config
 from rlark_widgets.rlinf.ranks import format_ranks
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-EXPECTED = sorted((SHARED / "rlinf-configs" / "expected").glob("**/*.json"))
 
 
 def _rlinf_sentences(error: str) -> list[str]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(os.environ.get("RLARK_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
 CORPUS = SHARED / "rlinf-configs"
 EXPECTED = sorted((CORPUS / "expected").glob("**/*.json"))
 

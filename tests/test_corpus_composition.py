@@ -44,7 +44,7 @@ def test_config_composes_and_cluster_parses(relative: str, corpus_config) -> Non
     assert report.expansion.ok or report.expansion.error.path.startswith("cluster")
 
 
-def test_corpus_has_all_primary_configs() -> None:
+def test_corpus_has_all_primary_configs(rlinf_configs_dir: Path) -> None:
     assert len(PRIMARY) == 195
 
 

@@ -56,6 +56,16 @@ class _AllGpus:
         return visible
 
 
+def _hardware_row(
+    rank: int, node: int, group: ResourceGroup, local: tuple[int, ...], all_gpus: _AllGpus
+) -> ProcessPlacement:
+    """A process on hardware of ``group``: GPU processes see their GPUs, robot ones all GPUs."""
+    visible = local if group.hardware_type == ACCELERATOR else all_gpus(node)
+    return ProcessPlacement(
+        rank, node, group.label, group.hardware_type, local, visible, visible[0] if visible else -1
+    )
+
+
 def assign_local_ranks(rows: list[ProcessPlacement]) -> None:
     """Number processes per node in order; RLinf requires non-decreasing node ranks."""
     if not rows:
@@ -120,19 +130,7 @@ def flexible_placement(
             raise StrategyError(
                 f"All hardware ranks {hw} for a process must use the same hardware type."
             )
-        local = tuple(res_local[h] for h in hw)
-        visible = local if group.hardware_type == ACCELERATOR else all_gpus(node)
-        rows.append(
-            ProcessPlacement(
-                rank,
-                node,
-                group.label,
-                group.hardware_type,
-                local,
-                visible,
-                visible[0] if visible else -1,
-            )
-        )
+        rows.append(_hardware_row(rank, node, group, tuple(res_local[h] for h in hw), all_gpus))
     assign_local_ranks(rows)
     return rows
 
@@ -223,18 +221,7 @@ def packed_placement(
         local = tuple(range(local_hw, local_hw + per_process * stride, stride))
         for h in range(hw_start, hw_start + per_process * stride, stride):
             used[h - start] = True
-        visible = local if group.hardware_type == ACCELERATOR else all_gpus(node)
-        rows.append(
-            ProcessPlacement(
-                len(rows),
-                node,
-                group.label,
-                group.hardware_type,
-                local,
-                visible,
-                visible[0] if visible else -1,
-            )
-        )
+        rows.append(_hardware_row(len(rows), node, group, local, all_gpus))
         while first_free < count and used[first_free]:
             first_free += 1
         if first_free == count:

@@ -77,6 +77,36 @@ def repo_relative(path: str) -> str:
     return parts[-1] if parts else path
 
 
+def step_budget(plan: Plan) -> int | None:
+    """RLinf's step count: max_epochs steps for embodied runs, capped by runner.max_steps >= 0.
+
+    Reasoning runs take len(train_dataloader) x max_epochs, which depends on the data, so only
+    an explicit max_steps is known for them.
+    """
+    config = plan.report.config
+    epochs, cap = config.get("runner.max_epochs"), config.get("runner.max_steps")
+    per_epoch_known = output_key(plan) == DEFAULT_OUTPUT_KEY
+    steps = epochs if isinstance(epochs, int) and per_epoch_known else None
+    if isinstance(cap, int) and cap >= 0:
+        steps = cap if steps is None else min(steps, cap)
+    return steps
+
+
+def checkpoint_dir(plan: Plan, job_name: str, output_mount: str | None) -> str | None:
+    """Where RLinf writes global_step_N (rlinf-cluster-spec §5), after our output override."""
+    config = plan.report.config
+    reasoning = output_key(plan) == "runner.output_dir"
+    root = config.get("runner.output_dir" if reasoning else "runner.logger.log_path")
+    if output_mount:
+        root = f"{output_mount.rstrip('/')}/{job_name}"
+    experiment = config.get(
+        "runner.experiment_name" if reasoning else "runner.logger.experiment_name"
+    )
+    if not root or not experiment:
+        return None
+    return f"{root}/{experiment}/checkpoints"
+
+
 def container_config_dir(plan: Plan, rlinf_dir: str) -> str:
     """The config directory inside the image: the same place relative to the RLinf checkout."""
     relative = PurePosixPath(repo_relative(plan.report.config.source)).parent
@@ -169,6 +199,14 @@ def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
     }
     if config.overrides:
         annotations[f"{ANNOTATION_PREFIX}rlinf-overrides"] = " ".join(config.overrides)
+    expectations = {
+        "checkpoint-dir": checkpoint_dir(plan, name, settings.output_mount),
+        "save-interval": config.get("runner.save_interval"),
+        "max-steps": step_budget(plan),
+    }
+    for key, value in expectations.items():
+        if value is not None:
+            annotations[f"{ANNOTATION_PREFIX}{key}"] = str(value)
     return Job(
         name=name,
         namespace=settings.namespace,

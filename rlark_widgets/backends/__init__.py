@@ -1,0 +1,1 @@
+"""One protocol, two implementations: ``local`` (real Ray processes) and ``kubernetes``."""

@@ -1,0 +1,74 @@
+"""The backend protocol every implementation follows, and the results it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..findings import Finding
+from ..monitor.snapshot import JobSnapshot
+from ..rlark.inventory import Inventory
+from ..rlark.job import Job
+
+
+class BackendError(Exception):
+    """A failure a user can act on; ``fix`` says how (no traceback is ever shown for these)."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message, self.fix = message, fix
+
+
+@dataclass
+class SubmitResult:
+    """What a submission did: created the Job, or found it already there (never a duplicate)."""
+
+    name: str
+    created: bool
+    message: str
+    where: str = ""  # how to look at it next (a namespace, a workspace directory)
+
+
+@dataclass
+class Expectations:
+    """What the monitor compares against, read from the Job's annotations."""
+
+    num_nodes: int
+    checkpoint_dir: str | None = None
+    save_interval: int | None = None
+    max_steps: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def expectations(job: Job) -> Expectations:
+    """Read what the monitor expects from the Job the planner annotated (or count Workers)."""
+    notes = job.annotations
+
+    def number(key: str) -> int | None:
+        value = notes.get(f"rlark.io/{key}")
+        return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+    return Expectations(
+        num_nodes=number("rlinf-num-nodes") or job.total_workers,
+        checkpoint_dir=notes.get("rlark.io/checkpoint-dir"),
+        save_interval=number("save-interval"),
+        max_steps=number("max-steps"),
+    )
+
+
+class Backend(Protocol):
+    name: str
+
+    def inventory(self) -> Inventory: ...
+
+    def preflight(self, job: Job) -> list[Finding]: ...
+
+    def submit(self, job: Job) -> SubmitResult: ...
+
+    def snapshot(self, name: str) -> JobSnapshot: ...
+
+    def logs(self, name: str, worker: str, tail: int = 200) -> str: ...
+
+    def stop(self, name: str) -> str: ...
+
+    def delete(self, name: str) -> str: ...

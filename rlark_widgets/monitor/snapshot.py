@@ -1,0 +1,125 @@
+"""One snapshot joins three layers: Workers (Pods or local processes), Ray members, RLinf progress.
+
+Backends fill these plain dataclasses; the diagnosis, the CLI and the figures only read them.
+Anything a backend could not read is named in ``JobSnapshot.missing`` rather than guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: Worker phases (Kubernetes pod phases; local processes map onto them).
+PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN = (
+    "Pending",
+    "Running",
+    "Succeeded",
+    "Failed",
+    "Unknown",
+)
+#: Job phases as RLark reports them in status.phase.
+JOB_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Stopped")
+
+
+@dataclass
+class EventRecord:
+    """A Kubernetes event (or a local equivalent) about one Worker."""
+
+    reason: str
+    message: str
+    type: str = "Normal"
+    count: int = 1
+    time: float | None = None
+
+
+@dataclass
+class WorkerSnapshot:
+    """One RLark Worker: its role, index and RLINF_NODE_RANK, and what it is doing."""
+
+    role: str
+    index: int
+    rank: int | None  # RLINF_NODE_RANK; None when it cannot be read
+    name: str  # pod name, or the local process group's name
+    phase: str = PENDING
+    node: str | None = None
+    ip: str | None = None
+    restarts: int = 0
+    reason: str | None = None  # ImagePullBackOff, CrashLoopBackOff, OOMKilled, Error, ...
+    message: str | None = None
+    exit_code: int | None = None
+    events: list[EventRecord] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.role}/{self.index}"
+
+
+@dataclass
+class RayMember:
+    """A node of the Ray cluster, as the head's dashboard reports it."""
+
+    node_id: str
+    ip: str
+    state: str  # ALIVE or DEAD
+    is_head: bool = False
+    node_rank: int | None = None  # from the label rlinf.io/node-rank when present
+    resources: dict[str, float] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def alive(self) -> bool:
+        return self.state == "ALIVE"
+
+
+@dataclass
+class Checkpoint:
+    """A ``global_step_N`` directory under the checkpoint root."""
+
+    step: int
+    path: str
+    time: float | None = None
+    readable: bool = True  # ``actor/`` exists and can be listed
+
+
+@dataclass
+class Progress:
+    """RLinf's progress signals: the saved final config and the latest step."""
+
+    config_saved: bool | None = None  # None: could not be checked
+    last_step: int | None = None
+    last_step_time: float | None = None
+    max_steps: int | None = None
+    save_interval: int | None = None
+
+
+@dataclass
+class JobSnapshot:
+    """Everything known about a Job at ``time``; ``missing`` names what could not be read."""
+
+    job: str
+    backend: str
+    time: float
+    exists: bool = True
+    phase: str | None = None
+    expected_workers: int = 0
+    tasks: list[dict[str, Any]] | None = None  # None: the cluster reports no Task resources
+    workers: list[WorkerSnapshot] = field(default_factory=list)
+    members: list[RayMember] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    progress: Progress = field(default_factory=Progress)
+    run_script_state: str | None = None  # not started / running / succeeded / failed
+    run_script_exit_code: int | None = None
+    log_tail: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    rehearsal: bool = False  # the local backend's rehearsal: never reported as training
+
+    @property
+    def members_alive(self) -> int:
+        return sum(m.alive for m in self.members)
+
+    @property
+    def latest_checkpoint(self) -> Checkpoint | None:
+        return max(self.checkpoints, key=lambda c: c.step, default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -58,7 +58,7 @@ def test_missing_searchpath_variable_is_named(rlinf_configs_dir: Path) -> None:
     assert error.path == "hydra.searchpath"
     assert "EMBODIED_PATH is not set" in error.message
     assert "--env EMBODIED_PATH=" in error.fix
-    assert str(rlinf_configs_dir / "examples" / "embodiment") in error.fix
+    assert str((rlinf_configs_dir / "examples" / "embodiment").resolve()) in error.fix
 
 
 def test_composed_config_keeps_record_material(corpus_config) -> None:

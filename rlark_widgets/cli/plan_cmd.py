@@ -5,19 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..findings import has_errors
+from ..findings import Finding, has_errors
 from ..rlark.build import JobSettings, build_job
 from ..rlark.check import check_job
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
-from ..rlark.job import Mount
-from ..rlark.planner import TEMPLATES, plan_roles
+from ..rlark.job import Job, Mount
+from ..rlark.planner import TEMPLATES, Plan, plan_roles
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import render_job_yaml
-from ..rlinf import inspect_config
+from ..rlinf import ConfigReport, inspect_config
 from .config_args import UsageError, add_config_arguments, gpu_layout, load_from_args
 from .render import findings_text, plan_text
 
@@ -39,7 +40,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def add_job_arguments(parser: argparse.ArgumentParser) -> None:
+def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -> None:
+    """Plan and Job options; ``namespace=False`` when the backend options already take it."""
     job = parser.add_argument_group("RLark Job")
     job.add_argument(
         "--inventory",
@@ -51,9 +53,10 @@ def add_job_arguments(parser: argparse.ArgumentParser) -> None:
         "--template", choices=sorted(TEMPLATES), help="console task-type template to start from"
     )
     job.add_argument("--name", help="Job name (default: from the config name)")
-    job.add_argument(
-        "--namespace", default="default", help="Kubernetes namespace (default: default)"
-    )
+    if namespace:
+        job.add_argument(
+            "--namespace", default="default", help="Kubernetes namespace (default: default)"
+        )
     job.add_argument(
         "--image", default="", help="image reference; an explicit tag or @sha256 digest"
     )
@@ -111,20 +114,33 @@ def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
         raise UsageError(f"--inventory: {exc}") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    layout = gpu_layout(args)
-    inventory = load_inventory_arg(args)
+@dataclass
+class PlannedJob:
+    """A config's report, plan, Job and findings, as `plan` and `submit` build them."""
+
+    report: ConfigReport
+    plan: Plan
+    job: Job | None
+    findings: list[Finding]
+    facts: RecordFacts
+
+
+def plan_from_args(
+    args: argparse.Namespace, inventory: Inventory | None = None
+) -> PlannedJob | None:
+    """Load the config, plan its roles and build and check the Job (None if the config fails)."""
     config = load_from_args(args)
     if config is None:
-        return 1
-    report = inspect_config(config, layout, search_gpus=False)
+        return None
+    report = inspect_config(config, gpu_layout(args), search_gpus=False)
     plan = plan_roles(report, inventory, template=args.template, target_cluster=args.cluster)
     findings = [*report.findings, *plan.findings]
+    facts = RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest)
     job = None
     if plan.ok:
         settings = JobSettings(
             name=args.name,
-            namespace=args.namespace,
+            namespace=args.namespace or "default",
             image=args.image,
             rlinf_dir=args.rlinf_dir,
             prepare_script=args.prepare,
@@ -133,15 +149,24 @@ def run(args: argparse.Namespace) -> int:
             tensorboard_log_dir=args.tensorboard,
         )
         job = build_job(plan, settings)
-        facts = RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest)
         findings += check_job(
             job, report, inventory, target_cluster=plan.target_cluster, facts=facts
         )
+    return PlannedJob(report, plan, job, findings, facts)
+
+
+def run(args: argparse.Namespace) -> int:
+    gpu_layout(args)  # usage errors before any slow work
+    planned = plan_from_args(args, load_inventory_arg(args))
+    if planned is None:
+        return 1
+    plan, job, findings = planned.plan, planned.job, planned.findings
+    if job is not None:
         if args.output:
             Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")
         if args.record:
             try:
-                build_record(plan, job, findings, facts).write(args.record)
+                build_record(plan, job, findings, planned.facts).write(args.record)
             except RecordError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1

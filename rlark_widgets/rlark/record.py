@@ -173,3 +173,16 @@ def _readme(plan, job, versions, where, missing, findings) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def snapshot_record(job: Job, snapshot: dict, diagnosis: dict, logs: dict[str, str]) -> RunRecord:
+    """A record of a submitted Job: its YAML, the latest snapshot, the diagnosis and log tails."""
+    files = {
+        "job.yaml": redact(render_job_yaml(job)),
+        "snapshot.json": redact(json.dumps(snapshot, indent=2, default=str)) + "\n",
+        "diagnosis.json": redact(json.dumps(diagnosis, indent=2)) + "\n",
+    }
+    files.update(
+        {f"logs/{worker.replace('/', '-')}.log": redact(text) for worker, text in logs.items()}
+    )
+    return RunRecord(files, [])

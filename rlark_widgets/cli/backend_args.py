@@ -1,0 +1,47 @@
+"""Choosing and opening a backend from the command line (imports are lazy: Ray and kubernetes are slow)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from ..backends.base import Backend
+
+DEFAULT_WORKSPACE = Path(os.environ.get("RLARK_WORKSPACE", Path.home() / ".rlark-widgets" / "runs"))
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("backend")
+    group.add_argument(
+        "--backend",
+        choices=("local", "kubernetes"),
+        default="local",
+        help="local: real Ray nodes on this machine (default); kubernetes: your cluster",
+    )
+    group.add_argument(
+        "--workspace",
+        type=Path,
+        default=DEFAULT_WORKSPACE,
+        help=f"local backend: where Jobs run (default {DEFAULT_WORKSPACE}, or $RLARK_WORKSPACE)",
+    )
+    group.add_argument(
+        "--context", help="kubernetes: kubeconfig context (default: the current one)"
+    )
+    group.add_argument("--namespace", help="kubernetes: namespace (default: the context's)")
+    group.add_argument(
+        "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+    )
+
+
+def open_backend(args: argparse.Namespace) -> Backend:
+    """The backend the arguments name; raises BackendError when it cannot be reached."""
+    if args.backend == "kubernetes":
+        from ..backends.kubernetes import KubernetesBackend
+
+        return KubernetesBackend.from_kubeconfig(
+            context=args.context, namespace=args.namespace, config_file=args.kubeconfig
+        )
+    from ..backends.local import LocalBackend
+
+    return LocalBackend(args.workspace)

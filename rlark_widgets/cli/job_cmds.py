@@ -1,0 +1,304 @@
+"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on either backend."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..backends.base import Backend, BackendError
+from ..findings import Finding, Severity
+from ..monitor.diagnosis import diagnose
+from ..monitor.summary import summary_lines
+from ..rlark.check import check_job
+from ..rlark.record import RecordError, snapshot_record
+from ..rlark.yaml_io import JobYamlError, parse_job_yaml
+from ..rlinf import inspect_config
+from .backend_args import add_backend_arguments, open_backend
+from .config_args import UsageError, add_config_arguments, gpu_layout, has_config, load_from_args
+from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
+from .render import findings_text
+from .waiting import WAIT_TARGETS, wait_for
+
+EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
+ENDED_PHASES = ("Succeeded", "Failed", "Stopped")
+#: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
+LOCAL_BLOCKING = ("JOB-SCHEMA", "SEC-", "PLN-", "LOCAL-")
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    submit = commands.add_parser(
+        "submit",
+        help="submit a Job (a Job YAML, or plan one from --config) to a backend",
+        description="Preflight first (errors stop it), then submit the Job exactly once: a second "
+        "submit of the same Job never creates another. Prints the Job's name and where to look next. "
+        "--wait shows a live progress line until the Job reaches the target. Exit codes: 0 done, "
+        "1 findings or failure, 2 usage, 3 timeout. Ctrl-C leaves the Job running.",
+    )
+    submit.add_argument("job", nargs="?", metavar="JOB.yaml", help="a Job YAML (or use --config)")
+    add_config_arguments(submit, positional=False, override_short=False)
+    add_job_arguments(submit, namespace=False)
+    add_backend_arguments(submit)
+    submit.add_argument(
+        "--wait",
+        choices=WAIT_TARGETS,
+        help="wait until Ray members are all alive, all Workers run, or a checkpoint is written",
+    )
+    submit.add_argument(
+        "--timeout", type=float, default=900.0, help="seconds to wait (default 900)"
+    )
+    submit.set_defaults(run=run_submit)
+
+    status = commands.add_parser(
+        "status",
+        help="a Job's Workers, Ray members, checkpoints and diagnosis",
+        description="Per role the desired vs actual Workers and their phases, Ray members alive vs "
+        "expected, the latest checkpoint and its age, and the diagnosis in plain words. --json gives "
+        "the full snapshot; --watch refreshes in place and exits when the Job ends.",
+    )
+    _name_and_backend(status)
+    status.add_argument(
+        "--json", action="store_true", help="print the full snapshot and diagnosis as JSON"
+    )
+    status.add_argument("--watch", action="store_true", help="refresh until the Job ends")
+    status.add_argument(
+        "--interval", type=float, default=5.0, help="seconds between refreshes (--watch)"
+    )
+    status.set_defaults(run=run_status)
+
+    logs = commands.add_parser(
+        "logs",
+        help="a Worker's log (default: the Header's)",
+        description="Print the tail of one Worker's log.",
+    )
+    _name_and_backend(logs)
+    which = logs.add_mutually_exclusive_group()
+    which.add_argument("--worker", metavar="ROLE/INDEX", help="e.g. header/0 or franka/1")
+    which.add_argument("--rank", type=int, metavar="R", help="the Worker with RLINF_NODE_RANK R")
+    logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
+    logs.set_defaults(run=run_logs)
+
+    for verb, help_text in (
+        ("stop", "stop a Job's Workers (a later start does not resume by itself)"),
+        ("delete", "delete a Job and what the backend created for it"),
+    ):
+        parser = commands.add_parser(
+            verb, help=help_text, description=help_text[0].upper() + help_text[1:] + "."
+        )
+        _name_and_backend(parser)
+        parser.set_defaults(run=run_stop if verb == "stop" else run_delete)
+
+    record = commands.add_parser(
+        "record",
+        help="export a submitted Job's record (YAML, snapshot, logs)",
+        description="Write the Job YAML, the latest snapshot, the diagnosis and "
+        "every Worker's log tail (secrets redacted) to a directory or .zip.",
+    )
+    _name_and_backend(record)
+    record.add_argument("-o", "--output", required=True, metavar="DIR|FILE.zip")
+    record.set_defaults(run=run_record)
+
+
+def _name_and_backend(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", help="the Job's name")
+    add_backend_arguments(parser)
+
+
+def _backend(args: argparse.Namespace) -> Backend:
+    return open_backend(args)
+
+
+def _fail(exc: BackendError) -> int:
+    print(f"error: {exc.message}", file=sys.stderr)
+    if exc.fix:
+        print(f"  fix: {exc.fix}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _blocking(findings: list[Finding], backend: str) -> list[Finding]:
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    return (
+        errors
+        if backend == "kubernetes"
+        else [f for f in errors if f.rule_id.startswith(LOCAL_BLOCKING)]
+    )
+
+
+def _job_and_report(args: argparse.Namespace):
+    """The Job to submit (from YAML or planned from --config), its report and findings."""
+    inventory = load_inventory_arg(args)
+    if args.job:
+        try:
+            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"))
+        except (OSError, JobYamlError) as exc:
+            raise UsageError(f"{args.job}: {exc}") from None
+        report = None
+        if has_config(args):
+            config = load_from_args(args)
+            if config is None:
+                return None
+            report = inspect_config(config, gpu_layout(args), search_gpus=False)
+        findings = check_job(job, report, inventory)
+        return job, report, findings
+    if not has_config(args):
+        raise UsageError("give a Job YAML or --config CONFIG to plan one")
+    planned = plan_from_args(args, inventory)
+    if planned is None:
+        return None
+    if planned.job is None:
+        print(findings_text(planned.findings))
+        return None
+    return planned.job, planned.report, planned.findings
+
+
+def run_submit(args: argparse.Namespace) -> int:
+    built = _job_and_report(args)
+    if built is None:
+        return EXIT_FAILED
+    job, report, findings = built
+    if args.namespace:
+        job.namespace = args.namespace
+    try:
+        backend = _backend(args)
+        findings = [*findings, *backend.preflight(job)]
+        shown = [f for f in findings if f.severity is not Severity.INFO]
+        if shown:
+            print("Preflight\n" + findings_text(shown))
+        blocking = _blocking(findings, backend.name)
+        if blocking:
+            print(f"\nNot submitted: {len(blocking)} error(s) above.", file=sys.stderr)
+            return EXIT_FAILED
+        if backend.name == "local":
+            result = backend.submit(job, expansion=report.expansion if report else None)
+        else:
+            result = backend.submit(job)
+    except BackendError as exc:
+        return _fail(exc)
+    print(
+        f"{'Submitted' if result.created else 'Not submitted again'}: {result.name}. {result.message}"
+    )
+    if result.where:
+        print(f"Where: {result.where}")
+    flags = f"--backend {backend.name}" + (
+        f" --workspace {args.workspace}" if backend.name == "local" else ""
+    )
+    print(f"Next: rlark-migrate status {result.name} {flags} --watch")
+    if not args.wait:
+        return EXIT_OK
+    try:
+        outcome = wait_for(lambda: backend.snapshot(job.name), args.wait, args.timeout)
+    except KeyboardInterrupt:
+        print(
+            f"\nInterrupted: the Job {job.name} keeps running. Stop it with: rlark-migrate stop {job.name} {flags}"
+        )
+        return EXIT_FAILED
+    except BackendError as exc:
+        return _fail(exc)
+    print(outcome.message)
+    if outcome.reached:
+        return EXIT_OK
+    return EXIT_TIMEOUT if outcome.timed_out else EXIT_FAILED
+
+
+def _desired(backend: Backend, name: str) -> dict[str, int]:
+    job = backend.job(name)
+    return {r.name: r.replicas for r in job.roles} if job else {}
+
+
+def run_status(args: argparse.Namespace) -> int:
+    try:
+        backend = _backend(args)
+        desired = _desired(backend, args.name)
+        while True:
+            snap = backend.snapshot(args.name)
+            result = diagnose(snap)
+            if args.json:
+                print(
+                    json.dumps(
+                        {"snapshot": snap.to_dict(), "diagnosis": dataclasses.asdict(result)},
+                        indent=2,
+                        default=str,
+                    )
+                )
+            else:
+                if args.watch and sys.stdout.isatty():
+                    print("\x1b[2J\x1b[H", end="")
+                print("\n".join(summary_lines(snap, desired, result)))
+            ended = not snap.exists or snap.phase in ENDED_PHASES
+            if not args.watch or ended:
+                return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
+            print(
+                f"(refreshing every {args.interval:g} s; Ctrl-C stops watching, the Job keeps running)",
+                flush=True,
+            )
+            time.sleep(args.interval)
+    except KeyboardInterrupt:
+        print("\nStopped watching; the Job keeps running.")
+        return EXIT_OK
+    except BackendError as exc:
+        return _fail(exc)
+
+
+def run_logs(args: argparse.Namespace) -> int:
+    try:
+        backend = _backend(args)
+        worker = args.worker or "header/0"
+        if args.rank is not None:
+            snap = backend.snapshot(args.name)
+            match = next((w for w in snap.workers if w.rank == args.rank), None)
+            if match is None:
+                raise UsageError(f"no Worker of {args.name} has RLINF_NODE_RANK {args.rank}")
+            worker = match.key
+        elif args.worker is None:
+            job = backend.job(args.name)
+            header = job.header if job else None
+            worker = f"{header.name}/0" if header else worker
+        print(backend.logs(args.name, worker, tail=args.tail), end="")
+    except BackendError as exc:
+        return _fail(exc)
+    return EXIT_OK
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    try:
+        print(_backend(args).stop(args.name))
+    except BackendError as exc:
+        return _fail(exc)
+    return EXIT_OK
+
+
+def run_delete(args: argparse.Namespace) -> int:
+    try:
+        print(_backend(args).delete(args.name))
+    except BackendError as exc:
+        return _fail(exc)
+    return EXIT_OK
+
+
+def run_record(args: argparse.Namespace) -> int:
+    try:
+        backend = _backend(args)
+        job = backend.job(args.name)
+        if job is None:
+            raise BackendError(
+                f"No Job named {args.name} on {backend.name}.",
+                "Check the name (and --namespace / --workspace).",
+            )
+        snap = backend.snapshot(args.name)
+        logs = {}
+        for worker in snap.workers:
+            try:
+                logs[worker.key] = backend.logs(args.name, worker.key, tail=500)
+            except BackendError as exc:
+                logs[worker.key] = f"(log not available: {exc.message})\n"
+        record = snapshot_record(job, snap.to_dict(), dataclasses.asdict(diagnose(snap)), logs)
+        print(f"Record written to {record.write(args.output)}")
+    except BackendError as exc:
+        return _fail(exc)
+    except RecordError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,96 @@
+"""Waiting for a Job with a live progress line, a timeout and a clean Ctrl-C."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..monitor.diagnosis import diagnose
+from ..monitor.snapshot import FAILED, RUNNING, JobSnapshot
+
+WAIT_TARGETS = ("members", "running", "checkpoint")
+
+
+@dataclass
+class WaitOutcome:
+    reached: bool
+    timed_out: bool
+    snapshot: JobSnapshot | None
+    message: str
+
+
+def reached(target: str, snap: JobSnapshot) -> bool:
+    if target == "members":
+        return snap.expected_workers > 0 and snap.members_alive == snap.expected_workers
+    if target == "running":
+        return (
+            bool(snap.workers)
+            and all(w.phase == RUNNING for w in snap.workers)
+            and len(snap.workers) == snap.expected_workers
+        )
+    return snap.latest_checkpoint is not None
+
+
+def failed(snap: JobSnapshot) -> bool:
+    return (
+        snap.run_script_state == "failed"
+        or any(w.phase == FAILED for w in snap.workers)
+        or not snap.exists
+    )
+
+
+class ProgressLine:
+    """One line rewritten in place on a terminal; a line every ``every`` seconds elsewhere."""
+
+    def __init__(self, stream=sys.stderr, every: float = 10.0) -> None:
+        self.stream, self.every, self.last = stream, every, 0.0
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+
+    def show(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r\x1b[2K" + text)
+            self.stream.flush()
+        elif time.monotonic() - self.last >= self.every:
+            self.stream.write(text + "\n")
+            self.last = time.monotonic()
+
+    def done(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+
+
+def wait_for(
+    snapshot: Callable[[], JobSnapshot],
+    target: str,
+    timeout: float,
+    interval: float = 2.0,
+    line: ProgressLine | None = None,
+) -> WaitOutcome:
+    """Poll until ``target`` holds, the Job fails, or ``timeout`` seconds pass."""
+    line = line or ProgressLine()
+    start = time.monotonic()
+    while True:
+        snap = snapshot()
+        elapsed = time.monotonic() - start
+        if reached(target, snap):
+            line.done()
+            return WaitOutcome(True, False, snap, f"Reached '{target}' after {elapsed:.0f} s.")
+        if failed(snap):
+            line.done()
+            return WaitOutcome(False, False, snap, diagnose(snap).sentence())
+        if elapsed >= timeout:
+            line.done()
+            return WaitOutcome(
+                False,
+                True,
+                snap,
+                f"Timed out after {timeout:.0f} s waiting for '{target}': "
+                f"{diagnose(snap).sentence()}",
+            )
+        line.show(
+            f"[{elapsed:4.0f} s] waiting for {target}: {snap.members_alive}/{snap.expected_workers} Ray members, "
+            f"{sum(w.phase == RUNNING for w in snap.workers)} Workers running - {diagnose(snap).title}"
+        )
+        time.sleep(interval)

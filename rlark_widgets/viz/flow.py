@@ -1,0 +1,66 @@
+"""Components -> node groups -> roles: how RLinf's placement lands on RLark's roles (a Sankey)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import plotly.graph_objects as go
+
+from ..rlinf import Expansion
+from .palette import component_colour, role_colour, transparent_layout
+
+
+def flow_figure(expansion: Expansion, roles: list[tuple[str, int]]) -> go.Figure:
+    """Link widths are process counts: component -> node group it was placed through -> role."""
+    owner: list[str] = []
+    for name, replicas in roles:
+        owner += [name] * replicas
+    component_group: Counter = Counter()
+    group_role: Counter = Counter()
+    for component in expansion.components.values():
+        for row in component.processes:
+            role = owner[row.node_rank] if row.node_rank < len(owner) else "(no Worker)"
+            component_group[(component.name, row.node_group)] += 1
+            group_role[(row.node_group, role)] += 1
+    components = sorted({c for c, _ in component_group})
+    groups = sorted({g for _, g in component_group})
+    role_names = [name for name, _ in roles]
+    labels = components + [f"group: {g}" for g in groups] + [f"role: {r}" for r in role_names]
+    index = {("c", c): i for i, c in enumerate(components)}
+    index.update({("g", g): len(components) + i for i, g in enumerate(groups)})
+    index.update({("r", r): len(components) + len(groups) + i for i, r in enumerate(role_names)})
+    source, target, value, colour = [], [], [], []
+    for (c, g), n in sorted(component_group.items()):
+        source.append(index[("c", c)]), target.append(index[("g", g)]), value.append(n)
+        colour.append(component_colour(c, components))
+    for (g, r), n in sorted(group_role.items()):
+        if ("r", r) not in index:
+            continue
+        source.append(index[("g", g)]), target.append(index[("r", r)]), value.append(n)
+        colour.append(role_colour(role_names.index(r)))
+    node_colours = (
+        [component_colour(c, components) for c in components]
+        + ["#7f7f7f"] * len(groups)
+        + [role_colour(i) for i in range(len(role_names))]
+    )
+    figure = go.Figure(
+        go.Sankey(
+            node=dict(label=labels, color=node_colours, pad=18, thickness=16),
+            link=dict(
+                source=source,
+                target=target,
+                value=value,
+                color=[_fade(c) for c in colour],
+                hovertemplate="%{value} process(es)<extra></extra>",
+            ),
+        )
+    )
+    figure.update_layout(
+        **transparent_layout(title="Components → node groups → roles (process counts)", height=360)
+    )
+    return figure
+
+
+def _fade(hex_colour: str, alpha: float = 0.4) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"

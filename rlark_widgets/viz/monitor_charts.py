@@ -1,0 +1,119 @@
+"""Monitor charts from a history of snapshots: Worker states per role, Ray members, checkpoints."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..monitor.snapshot import JobSnapshot
+from .palette import STATE_COLOURS, transparent_layout
+
+WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Unknown")
+
+
+def worker_status_figure(history: list[JobSnapshot]) -> go.Figure:
+    """Stacked Worker counts per state over time, one panel per role."""
+    roles = list(dict.fromkeys(w.role for snap in history for w in snap.workers)) or ["(none)"]
+    figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=roles)
+    start = history[0].time if history else 0.0
+    for col, role in enumerate(roles, start=1):
+        for state in WORKER_STATES:
+            counts = [Counter(w.phase for w in s.workers if w.role == role)[state] for s in history]
+            if not any(counts):
+                continue
+            figure.add_trace(
+                go.Scatter(
+                    x=[s.time - start for s in history],
+                    y=counts,
+                    name=state,
+                    stackgroup=role,
+                    line=dict(color=STATE_COLOURS[state]),
+                    legendgroup=state,
+                    showlegend=col == 1,
+                ),
+                row=1,
+                col=col,
+            )
+    figure.update_layout(**transparent_layout(title="Workers per role", height=260))
+    figure.update_xaxes(title_text="seconds since submit")
+    return figure
+
+
+def members_figure(history: list[JobSnapshot]) -> go.Figure:
+    """Ray members alive against the expected count (cluster.num_nodes)."""
+    start = history[0].time if history else 0.0
+    x = [s.time - start for s in history]
+    figure = go.Figure(
+        [
+            go.Scatter(
+                x=x,
+                y=[s.expected_workers for s in history],
+                name="expected (num_nodes)",
+                line=dict(dash="dash", color="#7f7f7f"),
+            ),
+            go.Scatter(
+                x=x,
+                y=[s.members_alive for s in history],
+                name="alive",
+                mode="lines+markers",
+                line=dict(color=STATE_COLOURS["ALIVE"]),
+            ),
+        ]
+    )
+    figure.update_layout(**transparent_layout(title="Ray members: alive vs expected", height=260))
+    figure.update_xaxes(title_text="seconds since submit")
+    figure.update_yaxes(rangemode="tozero", dtick=1)
+    return figure
+
+
+def checkpoint_figure(snapshot: JobSnapshot, submitted_at: float | None = None) -> go.Figure:
+    """Steps and checkpoints over wall time, against the expected save cadence."""
+    start = submitted_at if submitted_at is not None else snapshot.time
+    points = sorted((c.time or snapshot.time, c.step) for c in snapshot.checkpoints)
+    figure = go.Figure(
+        go.Scatter(
+            x=[t - start for t, _ in points],
+            y=[step for _, step in points],
+            mode="markers+lines",
+            name="checkpoints (global_step_N)",
+            marker=dict(size=10, symbol="diamond"),
+        )
+    )
+    progress = snapshot.progress
+    if progress.last_step is not None and progress.last_step_time is not None:
+        figure.add_trace(
+            go.Scatter(
+                x=[progress.last_step_time - start],
+                y=[progress.last_step],
+                mode="markers",
+                name="latest step",
+                marker=dict(size=9),
+            )
+        )
+    interval = progress.save_interval
+    if interval and interval > 0:
+        top = (
+            max([progress.max_steps or 0, progress.last_step or 0] + [s for _, s in points])
+            or interval
+        )
+        for step in range(interval, top + 1, interval):
+            figure.add_hline(y=step, line=dict(dash="dot", width=1, color="#7f7f7f"))
+        figure.add_annotation(
+            text=f"expected every {interval} steps",
+            xref="paper",
+            yref="y",
+            x=1,
+            y=interval,
+            showarrow=False,
+            yshift=8,
+        )
+    if progress.max_steps:
+        figure.add_hline(
+            y=progress.max_steps, line=dict(color="#7f7f7f"), annotation_text="max steps"
+        )
+    figure.update_layout(**transparent_layout(title="Checkpoint progress", height=280))
+    figure.update_xaxes(title_text="seconds since submit")
+    figure.update_yaxes(title_text="step", rangemode="tozero")
+    return figure

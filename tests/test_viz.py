@@ -1,0 +1,117 @@
+"""Figure builders: the data in the Plotly figures says what the plan says (no browser needed)."""
+
+from __future__ import annotations
+
+from rlark_widgets.monitor.snapshot import (
+    Checkpoint,
+    JobSnapshot,
+    Progress,
+    RayMember,
+    WorkerSnapshot,
+)
+from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlinf import expand_placement, inspect_config, load_text, parse_cluster
+from rlark_widgets.viz.flow import flow_figure
+from rlark_widgets.viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
+from rlark_widgets.viz.topology import DETAIL_LIMIT, node_rows, topology_figure
+
+FRANKA = """
+cluster:
+  num_nodes: 3
+  component_placement:
+    actor: 0
+    rollout: {node_group: "4090", placement: "0:0-1"}
+    env: {node_group: franka, placement: 0-1}
+  node_groups:
+    - {label: "4090", node_ranks: 0}
+    - label: franka
+      node_ranks: 1-2
+      hardware: {type: Franka, configs: [{node_rank: 1, robot_ip: 10.0.0.1}, {node_rank: 2, robot_ip: 10.0.0.2}]}
+runner: {task_type: embodied}
+"""
+
+
+def _plan():
+    report = inspect_config(load_text(FRANKA), 8, search_gpus=False)
+    return report, plan_roles(report)
+
+
+def test_topology_cells_show_processes_robots_and_requested_gpus() -> None:
+    report, plan = _plan()
+    rows = node_rows(
+        report.expansion, [(r.name, r.replicas) for r in plan.roles], dict(plan.gpu_layout.per_node)
+    )
+    figure = topology_figure(rows)
+    heatmap = figure.data[0]
+    assert list(heatmap.y) == ["rank 0 · header", "rank 1 · franka", "rank 2 · franka"]
+    assert list(heatmap.x) == ["GPU 0", "devices"]
+    assert heatmap.text[0][0] == "actor<br>rollout×2"  # both on GPU 0 of node 0
+    assert heatmap.text[1][1] == "Franka:0" and heatmap.text[2][1] == "Franka:0"
+    assert heatmap.z[1][0] is None  # robot PCs request no GPU: no GPU cell drawn
+    assert "env#0" in heatmap.hovertext[1][1]
+    assert {t.name for t in figure.data[1:]} == {"header", "franka"}  # the role legend
+
+
+def test_topology_shows_actual_state_after_submit() -> None:
+    report, plan = _plan()
+    rows = node_rows(report.expansion, [(r.name, r.replicas) for r in plan.roles])
+    rows[1].state = "Failed"
+    figure = topology_figure(rows)
+    assert figure.data[-1].marker.color[1] == "#D55E00"
+    assert "rank 1 · franka · Failed" in figure.data[0].y
+
+
+def test_large_clusters_aggregate_by_role() -> None:
+    nodes = DETAIL_LIMIT * 4
+    expansion = expand_placement(
+        parse_cluster({"num_nodes": nodes, "component_placement": {"actor": "all"}}), 8
+    )
+    figure = topology_figure(node_rows(expansion, [("header", 1), ("workers", nodes - 1)]))
+    heatmap = figure.data[0]
+    assert len(heatmap.y) == 2 and "aggregated by role" in figure.layout.title.text
+    assert heatmap.z[1] == [1.0] * 8  # every GPU of every worker node runs an actor process
+    assert len(figure.to_json()) < 2_000_000
+
+
+def test_flow_links_carry_process_counts() -> None:
+    report, plan = _plan()
+    figure = flow_figure(report.expansion, [(r.name, r.replicas) for r in plan.roles])
+    sankey = figure.data[0]
+    labels = list(sankey.node.label)
+    env_to_franka = [
+        v
+        for s, t, v in zip(sankey.link.source, sankey.link.target, sankey.link.value, strict=True)
+        if labels[s] == "env" and labels[t] == "group: franka"
+    ]
+    assert env_to_franka == [2]
+    assert "role: header" in labels and "role: franka" in labels
+
+
+def test_monitor_charts_from_snapshots() -> None:
+    history = []
+    for t, (alive, phase) in enumerate([(0, "Pending"), (1, "Running"), (2, "Running")]):
+        workers = [
+            WorkerSnapshot("header", 0, 0, "h", phase),
+            WorkerSnapshot("franka", 0, 1, "f", phase),
+        ]
+        members = [RayMember(str(i), f"10.0.0.{i}", "ALIVE", i == 0, i) for i in range(alive)]
+        history.append(
+            JobSnapshot(
+                "j", "local", 100.0 + 10 * t, expected_workers=2, workers=workers, members=members
+            )
+        )
+    members = members_figure(history)
+    assert list(members.data[1].y) == [0, 1, 2] and list(members.data[0].y) == [2, 2, 2]
+    status = worker_status_figure(history)
+    assert {a.text for a in status.layout.annotations} == {"header", "franka"}
+    latest = history[-1]
+    latest.checkpoints = [
+        Checkpoint(2, "/x/global_step_2", 125.0),
+        Checkpoint(4, "/x/global_step_4", 128.0),
+    ]
+    latest.progress = Progress(True, 5, 129.0, max_steps=6, save_interval=2)
+    checkpoints = checkpoint_figure(latest, submitted_at=100.0)
+    assert list(checkpoints.data[0].y) == [2, 4] and list(checkpoints.data[0].x) == [25.0, 28.0]
+    assert (
+        len([s for s in checkpoints.layout.shapes]) >= 3
+    )  # cadence lines at 2, 4, 6 and max steps

@@ -1,0 +1,87 @@
+"""Small HTML renderers shared by the views (escaped; no logic beyond presentation)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+from ..findings import Finding, Severity
+
+CSS = """
+<style>
+.rlk { font-family: Inter, 'Segoe UI', Helvetica, Arial, sans-serif; font-size: 13px; }
+.rlk table { border-collapse: collapse; margin: 4px 0 8px; }
+.rlk th, .rlk td { padding: 3px 10px; border-bottom: 1px solid rgba(127,127,127,.25); text-align: left; }
+.rlk th { font-weight: 600; }
+.rlk .sev { display: inline-block; min-width: 58px; padding: 1px 6px; border-radius: 8px; color: white;
+            font-size: 11px; text-align: center; margin-right: 6px; }
+.rlk .error { background: #D55E00; } .rlk .warning { background: #E69F00; } .rlk .info { background: #0072B2; }
+.rlk .path { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; opacity: .8; }
+.rlk .fix { margin: 0 0 6px 70px; opacity: .85; }
+.rlk .banner { padding: 8px 12px; border-radius: 6px; margin: 6px 0; }
+.rlk .banner.bad { background: rgba(213,94,0,.15); border-left: 4px solid #D55E00; }
+.rlk .banner.good { background: rgba(0,158,115,.15); border-left: 4px solid #009E73; }
+.rlk .banner.note { background: rgba(0,114,178,.12); border-left: 4px solid #0072B2; }
+.rlk pre.yaml { max-height: 460px; overflow: auto; padding: 8px 10px; border-radius: 6px;
+                background: rgba(127,127,127,.10); font-size: 12px; line-height: 1.35; }
+.rlk .k { color: #0072B2; } .rlk .s { color: #009E73; } .rlk .c { opacity: .6; }
+</style>
+"""
+
+
+def esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<div class='rlk'><table><tr>{head}</tr>{body}</table></div>"
+
+
+def banner(text: str, kind: str = "note") -> str:
+    return f"<div class='rlk'><div class='banner {kind}'>{esc(text)}</div></div>" if text else ""
+
+
+def findings_html(
+    findings: Sequence[Finding], severities: Sequence[Severity] = tuple(Severity)
+) -> str:
+    chosen = [f for f in findings if f.severity in severities]
+    if not chosen:
+        return "<div class='rlk'><i>No findings.</i></div>"
+    items = []
+    for f in chosen:
+        items.append(
+            f"<div><span class='sev {f.severity.value}'>{f.severity.value}</span><b>{esc(f.rule_id)}</b> "
+            f"<span class='path'>{esc(f.path)}</span><br>{esc(f.message)}</div>"
+            + (f"<div class='fix'>Fix: {esc(f.fix)}</div>" if f.fix else "")
+        )
+    return "<div class='rlk'>" + "".join(items) + "</div>"
+
+
+def yaml_html(text: str) -> str:
+    """Read-only YAML with light highlighting (keys, strings, comments)."""
+    lines = []
+    for line in html.escape(text, quote=False).splitlines():
+        line = re.sub(r"^(\s*-?\s*)([\w./-]+)(:)", r"\1<span class='k'>\2</span>\3", line)
+        line = re.sub(r"(^|\s)(#.*)$", r"\1<span class='c'>\2</span>", line)
+        lines.append(line)
+    return "<div class='rlk'><pre class='yaml'>" + "\n".join(lines) + "</pre></div>"
+
+
+def download_link(text: str, filename: str, label: str) -> str:
+    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return (
+        f"<a download='{esc(filename)}' href='data:text/yaml;base64,{data}' "
+        f"style='margin-right:12px'>{esc(label)}</a>"
+    )
+
+
+def copy_button(text: str, label: str = "Copy YAML") -> str:
+    data = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return (
+        f"<button class='jupyter-button' onclick=\"navigator.clipboard.writeText(decodeURIComponent(escape(atob('{data}'))))\">"
+        f"{esc(label)}</button>"
+    )

@@ -1,0 +1,454 @@
+"""The one state object of the app: what the user typed, and everything derived from it.
+
+Views observe these traits and call one method per click; nothing here imports ipywidgets, so
+every handler is testable without a browser. Derived state is recomputed along the chain
+config -> report -> plan -> roles -> Job -> findings -> YAML. What the user typed is never
+overwritten by a failure: an error only sets ``error`` (message and fix), never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from traitlets import Any as AnyTrait
+from traitlets import Bool, Dict, HasTraits, Int, List, Unicode
+
+from ..backends.base import BackendError
+from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
+from ..findings import Finding, Severity
+from ..monitor.diagnosis import diagnose
+from ..rlark.build import JobSettings, build_job
+from ..rlark.check import check_job
+from ..rlark.inventory import InventoryError, load_inventory
+from ..rlark.job import Job, Mount, Role
+from ..rlark.planner import plan_roles
+from ..rlark.record import build_record
+from ..rlark.secrets import redact
+from ..rlark.yaml_io import render_job_yaml
+from ..rlinf import GpuLayout, RLinfConfigError, inspect_config, load_config, load_text
+
+log = logging.getLogger(__name__)
+ENDED = ("Succeeded", "Failed", "Stopped")
+
+
+def finding_key(finding: Finding) -> str:
+    return f"{finding.rule_id}@{finding.path}"
+
+
+class Session(HasTraits):
+    """Inputs (traits the views write), derived results (traits the views show), actions."""
+
+    # --- inputs ---------------------------------------------------------------------------------
+    example = Unicode(DEFAULT_EXAMPLE)
+    config_path = Unicode("")
+    overrides_text = Unicode("")  # one Hydra override per line
+    env_text = Unicode("")  # NAME=VALUE per line, for searchpath variables
+    gpus_per_node = Int(8)
+    gpu_map_text = Unicode("")  # "0:8,1:4" overrides gpus_per_node
+    backend_name = Unicode("local")
+    k8s_context = Unicode("")
+    k8s_namespace = Unicode("default")
+    inventory_name = Unicode("")  # a bundled inventory, or a path
+    target_cluster = Unicode("")
+    template = Unicode("")
+    job_fields = Dict()  # name, namespace, image, prepare_script, output_dir, tensorboard, ...
+    acknowledged = List(Unicode())
+    language = Unicode("en")
+
+    # --- derived ---------------------------------------------------------------------------------
+    config = AnyTrait(None)
+    report = AnyTrait(None)
+    plan = AnyTrait(None)
+    inventory = AnyTrait(None)
+    roles = List()  # list[Role], edited in the Roles step
+    job = AnyTrait(None)
+    job_yaml = Unicode("")
+    findings = List()
+    error = Unicode("")
+    status = Unicode("")
+    busy = Bool(False)
+    submitted = Unicode("")
+    snapshot = AnyTrait(None)
+    history = List()
+    diagnosis = AnyTrait(None)
+    submitted_at = AnyTrait(None)
+    revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
+
+    def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.workspace = workspace or Path.home() / ".rlark-widgets" / "runs"
+        self._backend = None
+        self._monitor: threading.Thread | None = None
+        self._stop_monitor = threading.Event()
+        self._submit_lock = threading.Lock()
+
+    # --- guarded actions -------------------------------------------------------------------------
+    def _guard(self, action: Callable[[], None], what: str) -> bool:
+        """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback."""
+        try:
+            action()
+        except RLinfConfigError as exc:
+            self.error = f"{what}: {exc.message}" + (f" Fix: {exc.fix}" if exc.fix else "")
+            return False
+        except (BackendError, InventoryError) as exc:
+            fix = getattr(exc, "fix", "")
+            self.error = f"{what}: {exc.message}" + (f" Fix: {fix}" if fix else "")
+            return False
+        except (OSError, ValueError) as exc:
+            self.error = f"{what}: {exc}"
+            return False
+        except Exception as exc:  # the app must never show a traceback
+            log.exception("unexpected error during %s", what)
+            self.error = (
+                f"{what} failed unexpectedly ({type(exc).__name__}: {exc}). What you typed is kept."
+            )
+            return False
+        self.error = ""
+        return True
+
+    # --- import ------------------------------------------------------------------------------------
+    def _overrides(self) -> list[str]:
+        return [line.strip() for line in self.overrides_text.splitlines() if line.strip()]
+
+    def _env(self) -> dict[str, str]:
+        pairs = (line.split("=", 1) for line in self.env_text.splitlines() if "=" in line)
+        return {k.strip(): v.strip() for k, v in pairs}
+
+    def load_example(self, name: str | None = None) -> bool:
+        """Import a bundled example config (the app starts with one)."""
+        name = name or self.example
+        examples = example_configs()
+
+        def action() -> None:
+            if name not in examples:
+                raise ValueError(
+                    f"No bundled example named {name}; choose one of {', '.join(examples)}"
+                )
+            self.example = name
+            self._set_config(load_config(examples[name], self._overrides(), self._env()))
+
+        return self._guard(action, "Import")
+
+    def load_path(self, path: str | None = None) -> bool:
+        """Import a config file (composed with Hydra from its directory, as RLinf does)."""
+        path = path if path is not None else self.config_path
+        self.config_path = path
+        return self._guard(
+            lambda: self._set_config(
+                load_config(Path(path).expanduser(), self._overrides(), self._env())
+            ),
+            "Import",
+        )
+
+    def load_upload(self, name: str, content: bytes) -> bool:
+        """Import an uploaded file (read on its own: its config directory is not available)."""
+
+        def action() -> None:
+            self._set_config(load_text(content.decode("utf-8"), name, self._overrides()))
+
+        return self._guard(action, "Upload")
+
+    def _set_config(self, config) -> None:
+        self.config = config
+        self.replan()
+
+    # --- cluster and plan --------------------------------------------------------------------------
+    def gpu_layout(self) -> GpuLayout:
+        return (
+            GpuLayout.parse(self.gpu_map_text)
+            if self.gpu_map_text.strip()
+            else GpuLayout.uniform(self.gpus_per_node)
+        )
+
+    def set_gpus(self, per_node: int | None = None, per_node_map: str | None = None) -> bool:
+        if per_node is not None:
+            self.gpus_per_node = per_node
+        if per_node_map is not None:
+            self.gpu_map_text = per_node_map
+        return self._guard(self._plan, "GPUs per node")
+
+    def set_inventory(self, name: str) -> bool:
+        def action() -> None:
+            self.inventory_name = name
+            bundled = example_inventories()
+            self.inventory = (
+                None if not name else load_inventory(bundled.get(name, Path(name).expanduser()))
+            )
+            self._plan()
+
+        return self._guard(action, "Inventory")
+
+    def replan(self) -> bool:
+        """Re-plan roles from the config (the Re-plan button; discards role edits)."""
+        return self._guard(self._plan, "Plan")
+
+    def _plan(self) -> None:
+        if self.config is None:
+            return
+        report = inspect_config(self.config, self.gpu_layout(), search_gpus=False)
+        plan = plan_roles(
+            report,
+            self.inventory,
+            template=self.template or None,
+            target_cluster=self.target_cluster or None,
+        )
+        self.report, self.plan = report, plan
+        self.roles = list(build_job(plan, self._settings()).roles) if plan.ok else []
+        self._rebuild()
+
+    def _settings(self) -> JobSettings:
+        f = self.job_fields
+        mounts = (
+            [Mount("output", "storage", f["storage_class"], f["output_dir"])]
+            if f.get("storage_class") and f.get("output_dir")
+            else []
+        )
+        return JobSettings(
+            name=f.get("name") or None,
+            namespace=f.get("namespace") or "default",
+            image=f.get("image", ""),
+            rlinf_dir=f.get("rlinf_dir") or "/workspace/RLinf",
+            prepare_script=f.get("prepare_script", ""),
+            mounts=mounts,
+            output_mount=f.get("output_dir") or None,
+            tensorboard_log_dir=f.get("tensorboard") or None,
+            network_domain=f.get("network_domain") or None,
+            ssh_keys=[k.strip() for k in f.get("ssh_keys", "").splitlines() if k.strip()],
+            run_script=f.get("run_script") or None,
+        )
+
+    # --- roles ---------------------------------------------------------------------------------------
+    def update_role(self, index: int, **changes: Any) -> bool:
+        def action() -> None:
+            roles = list(self.roles)
+            roles[index] = replace(self._role_at(index), **changes)
+            self.roles = roles
+            self._rebuild()
+
+        return self._guard(action, "Role")
+
+    def add_role(self) -> bool:
+        image = self.roles[0].image if self.roles else ""
+        taken = {r.name.lower() for r in self.roles}
+        name = next(f"role-{i}" for i in range(1, 100) if f"role-{i}" not in taken)
+        self.roles = [*self.roles, Role(name=name, replicas=1, image=image)]
+        return self._guard(self._rebuild, "Role")
+
+    def remove_role(self, index: int) -> bool:
+        def action() -> None:
+            self._role_at(index)
+            self.roles = [r for i, r in enumerate(self.roles) if i != index]
+            self._rebuild()
+
+        return self._guard(action, "Role")
+
+    def move_role(self, index: int, delta: int) -> bool:
+        def action() -> None:
+            roles = list(self.roles)
+            target = max(0, min(len(roles) - 1, index + delta))
+            roles.insert(target, roles.pop(self._role_index(index)))
+            self.roles = roles
+            self._rebuild()
+
+        return self._guard(action, "Role")
+
+    def _role_index(self, index: int) -> int:
+        if not 0 <= index < len(self.roles):
+            raise ValueError(
+                f"There is no role {index + 1}; the Job has {len(self.roles)} role(s)."
+            )
+        return index
+
+    def _role_at(self, index: int) -> Role:
+        return self.roles[self._role_index(index)]
+
+    def matched_nodes(self, selector: dict[str, str]) -> list[str] | None:
+        """Live 'selected node count' for a selector (None without an inventory)."""
+        return (
+            None if self.inventory is None else [n.name for n in self.inventory.matching(selector)]
+        )
+
+    # --- job ------------------------------------------------------------------------------------------
+    def set_job_field(self, name: str, value: Any) -> bool:
+        self.job_fields = {**self.job_fields, name: value}
+        if name in ("image", "prepare_script"):
+            key = "image" if name == "image" else "prepare_script"
+            self.roles = [replace(r, **{key: value}) for r in self.roles]
+        if name in ("storage_class", "output_dir"):
+            return self._guard(self._plan, "Job")  # mounts and the run script's output path change
+        return self._guard(self._rebuild, "Job")
+
+    def _rebuild(self) -> None:
+        if self.plan is None or not self.plan.ok:
+            self.job, self.job_yaml = None, ""
+            self.findings = [
+                *(self.report.findings if self.report else []),
+                *(self.plan.findings if self.plan else []),
+            ]
+            self.revision += 1
+            return
+        base = build_job(self.plan, self._settings())
+        job = Job(
+            name=base.name,
+            roles=list(self.roles),
+            run_script=base.run_script,
+            namespace=base.namespace,
+            annotations=base.annotations,
+            tensorboard_log_dir=base.tensorboard_log_dir,
+            network_domain=base.network_domain,
+            ssh_keys=base.ssh_keys,
+        )
+        findings = [*self.report.findings, *self.plan.findings]
+        findings += check_job(
+            job, self.report, self.inventory, target_cluster=self.plan.target_cluster
+        )
+        self.job, self.findings = job, findings
+        self.job_yaml = redact(render_job_yaml(job))
+        self.revision += 1
+
+    def acknowledge(self, keys: list[str]) -> None:
+        self.acknowledged = sorted(set(self.acknowledged) | set(keys))
+
+    def blocking(self) -> list[Finding]:
+        """Errors block; on the local backend only plan, schema and secret errors do."""
+        errors = [f for f in self.findings if f.severity is Severity.ERROR]
+        if self.backend_name == "local":
+            errors = [
+                f for f in errors if f.rule_id.startswith(("PLN-", "JOB-SCHEMA", "SEC-", "CFG-"))
+            ]
+        return errors
+
+    def unacknowledged(self) -> list[Finding]:
+        return [
+            f
+            for f in self.findings
+            if f.severity is Severity.WARNING and finding_key(f) not in self.acknowledged
+        ]
+
+    def can_submit(self) -> bool:
+        return (
+            self.job is not None
+            and not self.busy
+            and not self.blocking()
+            and not self.unacknowledged()
+        )
+
+    def record_zip(self, path: Path) -> Path | None:
+        """Write the run record (zip) for the current plan and Job; None when there is no Job."""
+        if self.job is None:
+            return None
+        result: list[Path] = []
+        self._guard(
+            lambda: result.append(build_record(self.plan, self.job, self.findings).write(path)),
+            "Record",
+        )
+        return result[0] if result else None
+
+    # --- backend ----------------------------------------------------------------------------------------
+    def backend(self):
+        if self._backend is None or self._backend.name != self.backend_name:
+            if self.backend_name == "kubernetes":
+                from ..backends.kubernetes import KubernetesBackend
+
+                self._backend = KubernetesBackend.from_kubeconfig(
+                    context=self.k8s_context or None, namespace=self.k8s_namespace or None
+                )
+            else:
+                from ..backends.local import LocalBackend
+
+                self._backend = LocalBackend(self.workspace)
+        return self._backend
+
+    def submit(self, wait: bool = False) -> bool:
+        """Submit in the background (the kernel stays responsive); a second click does nothing."""
+        if not self._submit_lock.acquire(blocking=False):
+            return False
+        if not self.can_submit():
+            self._submit_lock.release()
+            self.error = "Submit is disabled: fix the errors and acknowledge the warnings first."
+            return False
+        self.busy, self.status = True, "Submitting…"
+        worker = threading.Thread(
+            target=self._submit_in_background, name="rlark-submit", daemon=True
+        )
+        worker.start()
+        if wait:
+            worker.join()
+        return True
+
+    def _submit_in_background(self) -> None:
+        try:
+
+            def action() -> None:
+                backend = self.backend()
+                self.status = "Preflight…"
+                problems = [f for f in backend.preflight(self.job) if f.severity is Severity.ERROR]
+                if problems:
+                    raise BackendError(
+                        "Preflight failed: " + "; ".join(f.message for f in problems),
+                        problems[0].fix,
+                    )
+                self.status = "Submitting…"
+                if backend.name == "local":
+                    result = backend.submit(self.job, expansion=self.report.expansion)
+                else:
+                    result = backend.submit(self.job)
+                self.submitted, self.submitted_at = result.name, time.time()
+                self.history = []
+                self.status = f"{'Submitted' if result.created else 'Already submitted'}: {result.name}. {result.message}"
+
+            if self._guard(action, "Submit"):
+                self.start_monitor()
+        finally:
+            self.busy = False
+            self._submit_lock.release()
+
+    def refresh(self) -> bool:
+        def action() -> None:
+            if not self.submitted:
+                return
+            snap = self.backend().snapshot(self.submitted)
+            self.snapshot, self.diagnosis = snap, diagnose(snap)
+            self.history = [*self.history[-719:], snap]
+
+        return self._guard(action, "Refresh")
+
+    def start_monitor(self, interval: float = 3.0) -> None:
+        """Refresh in the background until the Job ends or is stopped."""
+        self._stop_monitor.clear()
+
+        def loop() -> None:
+            while not self._stop_monitor.is_set():
+                self.refresh()
+                snap = self.snapshot
+                if snap is not None and (not snap.exists or snap.phase in ENDED):
+                    return
+                self._stop_monitor.wait(interval)
+
+        self._monitor = threading.Thread(target=loop, name="rlark-monitor", daemon=True)
+        self._monitor.start()
+
+    def stop(self) -> bool:
+        self._stop_monitor.set()
+        return self._guard(
+            lambda: setattr(self, "status", self.backend().stop(self.submitted)), "Stop"
+        )
+
+    def delete(self) -> bool:
+        self._stop_monitor.set()
+        return self._guard(
+            lambda: setattr(self, "status", self.backend().delete(self.submitted)), "Delete"
+        )
+
+    def logs(self, worker: str, tail: int = 200) -> str:
+        out: list[str] = []
+        self._guard(
+            lambda: out.append(redact(self.backend().logs(self.submitted, worker, tail))), "Logs"
+        )
+        return out[0] if out else ""

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from ..safe_yaml import YamlAliasError, safe_load
+
 CATEGORY_LABEL = "rlark.io/node-category"
 CLUSTER_LABEL = "rlark.io/cluster"
 CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
@@ -88,8 +90,8 @@ def load_inventory(path: str | Path) -> Inventory:
     if file.stat().st_size > MAX_INVENTORY_BYTES:
         raise InventoryError(f"{file.name} is larger than {MAX_INVENTORY_BYTES // 10**6} MB.")
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        data = safe_load(file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, YamlAliasError) as exc:
         raise InventoryError(f"{file.name} is not valid YAML: {exc}") from None
     return inventory_from_dict(data, str(file))
 

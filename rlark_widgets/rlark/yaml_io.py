@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from ..safe_yaml import YamlAliasError, safe_load
 from .job import Job
 
 
@@ -37,7 +38,9 @@ def render_job_yaml(job: Job) -> str:
 def load_manifest(text: str) -> dict[str, Any]:
     """Parse manifest text safely (no object construction); one mapping document."""
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
+    except YamlAliasError as exc:
+        raise JobYamlError(str(exc)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -23,6 +23,7 @@ import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from ..findings import Finding, Severity
+from ..safe_yaml import YamlAliasError, check_aliases
 from .errors import ConfigLoadError
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
@@ -229,6 +230,7 @@ def _read_text(file: Path, max_bytes: int) -> str:
 
 def _check_yaml_syntax(text: str, file: Path) -> None:
     try:
+        check_aliases(text)
         yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
@@ -240,6 +242,10 @@ def _check_yaml_syntax(text: str, file: Path) -> None:
         ) from None
     except yaml.YAMLError as exc:
         raise ConfigLoadError(f"{file.name} is not valid YAML: {exc}.", str(file)) from None
+    except YamlAliasError as exc:
+        raise ConfigLoadError(
+            f"{file.name}: {exc}", str(file), "Remove the repeated aliases; write the values out."
+        ) from None
 
 
 @contextmanager

@@ -98,6 +98,16 @@ BROKEN_LINKS = [
         "not enough nvidia.com/gpu",
     ),
     (
+        {
+            "workers": [
+                worker(i, PENDING, events=[EventRecord("FailedScheduling", SCHEDULING)])
+                for i in range(3)
+            ]
+        },
+        "resources-image-storage",
+        "not enough nvidia.com/gpu",
+    ),
+    (
         {"workers": [worker(0), worker(1, PENDING, reason="ImagePullBackOff"), worker(2)]},
         "resources-image-storage",
         "cannot pull its image (ImagePullBackOff)",

@@ -88,3 +88,36 @@ def test_reasoning_config_is_planned_with_reshaped_template(corpus_config) -> No
     ]
     assert plan.template == "rl"
     assert any("reshapes them into 2 role(s)" in e for e in plan.explanations)
+
+
+def test_model_processes_placed_through_a_robot_group_get_the_nodes_gpus() -> None:
+    from rlark_widgets.rlinf import load_text
+
+    text = """
+cluster:
+  num_nodes: 2
+  component_placement:
+    actor,rollout: {node_group: franka, placement: 0}
+    env: {node_group: franka, placement: 1}
+  node_groups:
+    - label: franka
+      node_ranks: 0-1
+      hardware: {type: Franka, configs: [{node_rank: 0, robot_ip: 10.0.0.1}, {node_rank: 1, robot_ip: 10.0.0.2}]}
+runner: {task_type: embodied}
+"""
+    report = inspect_config(load_text(text), 4, search_gpus=False)
+    plan = plan_roles(report)
+    # actor and rollout see all 4 GPUs of node 0 through the robot group: request them;
+    # the env on node 1 needs none
+    assert [(r.name, r.gpus) for r in plan.roles] == [("header", 4), ("franka", 0)]
+
+
+def test_unknown_entry_point_is_a_placeholder_the_rules_block(corpus_config) -> None:
+    report = inspect_config(
+        corpus_config("examples/sft/config/qwen3_vl_moe_megatron_sft_vlm.yaml"),
+        8,
+        search_gpus=False,
+    )
+    job = build_job(plan_roles(report), JobSettings(image="registry.example.com/rlinf:v0.3.0"))
+    assert 'python "$ENTRY" --config-path' in job.run_script
+    assert "JOB-RUN-SCRIPT-ENTRY" in {f.rule_id for f in check_job(job, report)}

@@ -351,6 +351,20 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         "spec.runScript",
         "does not check that every Ray node joined",
     ),
+    "JOB-RUN-SCRIPT-ENTRY": (
+        scenario(
+            job(
+                run_script='cd /workspace/RLinf\nENTRY=REPLACE_WITH_RLINF_ENTRY_SCRIPT.py\nray status\npython "$ENTRY"\n'
+            )
+        ),
+        scenario(
+            job(
+                run_script='cd /workspace/RLinf\nENTRY=examples/sft/train_vlm_sft.py\nray status\npython "$ENTRY"\n'
+            )
+        ),
+        "spec.runScript",
+        "still has the ENTRY placeholder",
+    ),
     "JOB-MOUNT-PATH": (
         scenario(role(1, mounts=[replace(OUTPUT, mount_path="mnt/output")])),
         scenario(),

@@ -77,6 +77,7 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
         (w, e)
         for w, e in scheduling
         if re.search(r"node selector|node affinity|didn't match", e.message)
+        and "Insufficient" not in e.message  # some nodes match but lack resources: a later link
     ]
     if selector and not [w for w in snap.workers if w.phase == RUNNING]:
         worker, event = selector[0]
@@ -162,7 +163,9 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
         )
         return _broken(
             "ray-members",
-            f"Ray has {len(alive)} of {n} members alive: RLinf {verb}.",
+            f"Ray has {len(alive)} of {n} members alive: RLinf {verb}."
+            if len(alive) < n
+            else f"Ray has {len(alive)} members alive, {n} expected: RLinf {verb}.",
             detail,
             "Find the Worker whose Ray node did not join (its log and the Ray member list).",
         )

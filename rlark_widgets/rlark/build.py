@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .. import __version__
+from ..examples import origin_of
 from .job import Job, Mount, Role
+from .outputs import DEFAULT_OUTPUT_KEY
+from .outputs import output_key as output_key_for
 from .planner import Plan
 
 DEFAULT_RLINF_DIR = "/workspace/RLinf"
@@ -22,9 +25,7 @@ ENTRY_POINTS = {
     "sft": None,
     "offline": None,
 }
-#: Where each task type writes checkpoints and logs (rlinf-cluster-spec §5).
-OUTPUT_KEYS = {"reasoning": "runner.output_dir", "coding_online_rl": "runner.output_dir"}
-DEFAULT_OUTPUT_KEY = "runner.logger.log_path"
+ENTRY_PLACEHOLDER = "REPLACE_WITH_RLINF_ENTRY_SCRIPT.py"
 ANNOTATION_PREFIX = "rlark.io/"
 
 
@@ -62,14 +63,18 @@ def entry_point(plan: Plan) -> str | None:
 
 
 def output_key(plan: Plan) -> str:
-    return OUTPUT_KEYS.get(plan.report.expansion.task_type or "", DEFAULT_OUTPUT_KEY)
+    return output_key_for(plan.report.expansion.task_type)
 
 
 def repo_relative(path: str) -> str:
     """``examples/.../x.yaml`` for a path inside an RLinf checkout, else the file name.
 
-    Keeps the user's local directories out of the Job while staying traceable.
+    Keeps the user's local directories out of the Job while staying traceable. Bundled examples
+    report the RLinf path they were trimmed from.
     """
+    origin = origin_of(path)
+    if origin:
+        return origin
     parts = PurePosixPath(path).parts
     for anchor in ("examples", "tests", "evaluations"):
         if anchor in parts:
@@ -126,11 +131,16 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
         overrides = [o for o in overrides if not o.startswith(f"{key}=")]
         overrides.append(f"{key}={settings.output_mount.rstrip('/')}/{job_name}")
     entry = entry_point(plan)
-    launch = (
-        f"python {entry}"
+    task_type = plan.report.expansion.task_type
+    unknown = (
+        []
         if entry
-        else "python <your RLinf entry point>  # no single entry script is known for this task type"
+        else [
+            f"# No single RLinf entry script is known for runner.task_type={task_type}: set ENTRY.",
+            f"ENTRY={ENTRY_PLACEHOLDER}",
+        ]
     )
+    launch = f"python {entry}" if entry else 'python "$ENTRY"'
     command = " ".join(
         [
             launch,
@@ -156,6 +166,7 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
             '        sys.exit(f"fewer than {expected} Ray nodes joined; not starting training")',
             "    time.sleep(5)",
             "PY",
+            *unknown,
             command,
             "",
         ]

@@ -36,9 +36,34 @@ class NodeNeeds:
         return (self.gpus, self.robots, self.env, self.interpreter, self.labels, self.category)
 
 
+#: Components that run models: placed through a robot or node group they still see (and use)
+#: every GPU of their node, so the Worker must request them.
+MODEL_COMPONENTS = {
+    "actor",
+    "rollout",
+    "inference",
+    "actor_inference",
+    "critic",
+    "critic_inference",
+    "reward",
+}
+
+
+def _gpus_seen_by_models(expansion: Expansion) -> dict[int, int]:
+    seen: dict[int, int] = {}
+    for component in expansion.components.values():
+        if component.name not in MODEL_COMPONENTS:
+            continue
+        for row in component.processes:
+            if row.hardware_type != "Accelerator" and row.visible_accelerators:
+                seen[row.node_rank] = max(seen.get(row.node_rank, 0), len(row.visible_accelerators))
+    return seen
+
+
 def node_needs(cluster: ClusterSpec, expansion: Expansion) -> list[NodeNeeds]:
     """Needs of every node rank 0..num_nodes-1, including nodes with no component process."""
     per_node = expansion.per_node
+    model_gpus = _gpus_seen_by_models(expansion)
     controllers = set(cluster.controller_node_ranks)
     needs = []
     for rank in range(cluster.num_nodes):
@@ -53,7 +78,9 @@ def node_needs(cluster: ClusterSpec, expansion: Expansion) -> list[NodeNeeds]:
         needs.append(
             NodeNeeds(
                 node_rank=rank,
-                gpus=summary.min_accelerators_needed if summary else 0,
+                gpus=max(
+                    summary.min_accelerators_needed if summary else 0, model_gpus.get(rank, 0)
+                ),
                 gpus_assumed=expansion.layout.count(rank),
                 gpus_used=tuple(summary.accelerators_used) if summary else (),
                 robots=_robots_on(cluster.robots, rank),

@@ -310,7 +310,7 @@ def _choose_cluster(plan: Plan, inventory: Inventory, wanted: str | None) -> str
     if len(clusters) > 1:
         plan.explanations.append(
             f"Target cluster '{best}' (of {', '.join(clusters)}) has nodes that fit the most roles; "
-            "choose another with --cluster."
+            "choose another target cluster if that is not the one."
         )
     return best
 

@@ -9,6 +9,7 @@ is listed as missing, never guessed.
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,15 +69,14 @@ class RunRecord:
         return target
 
 
-def locations(plan: Plan) -> dict[str, Any]:
+def locations(plan: Plan, job: Job) -> dict[str, Any]:
+    """Paths as the Job will see them: the run script's overrides win over the config's values."""
     config = plan.report.config
     found = {key: config.get(key) for key in LOCATION_KEYS if config.get(key) not in (None, "", [])}
-    log_path = config.get("runner.logger.log_path") or config.get("runner.output_dir")
-    experiment = config.get("runner.logger.experiment_name") or config.get("runner.experiment_name")
-    if log_path and experiment:
-        found["checkpoints (RLinf writes)"] = (
-            f"{log_path}/{experiment}/checkpoints/global_step_<N>/actor"
-        )
+    found.update(dict(re.findall(r"(runner\.[\w.]+)=(\S+)", job.run_script)))
+    checkpoints = job.annotations.get("rlark.io/checkpoint-dir")
+    if checkpoints:
+        found["checkpoints (RLinf writes)"] = f"{checkpoints}/global_step_<N>/actor"
     return found
 
 
@@ -113,7 +113,7 @@ def build_record(
     config = plan.report.config
     versions = facts.versions()
     images = sorted({r.image for r in job.roles if r.image})
-    where = locations(plan)
+    where = locations(plan, job)
     missing = [f"versions.{k}" for k, v in versions.items() if v is None]
     if not images:
         missing.append("image")
@@ -146,7 +146,8 @@ def _readme(plan, job, versions, where, missing, findings) -> str:
     lines = [
         f"# Run record: {job.name}",
         "",
-        f"- RLinf config: {plan.report.config.source} (overrides: {' '.join(plan.report.config.overrides) or 'none'})",
+        f"- RLinf config: {job.annotations.get('rlark.io/rlinf-config', plan.report.config.name)} "
+        f"(overrides: {' '.join(plan.report.config.overrides) or 'none'})",
         f"- Workers: {job.total_workers} (cluster.num_nodes {plan.report.cluster.num_nodes if plan.report.cluster else '?'})",
         f"- Images: {', '.join(sorted({r.image for r in job.roles if r.image})) or 'MISSING'}",
         "",

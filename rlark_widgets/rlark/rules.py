@@ -22,6 +22,7 @@ from .facts import RecordFacts
 from .inventory import CLUSTER_LABEL, Inventory
 from .job import DEVICE_PREFIX, Job, Role
 from .node_needs import NodeNeeds, device_resource_for, node_needs
+from .outputs import output_key
 
 Hit = tuple[str, str, str]  # (path, message, fix)
 SEED_JOB = "seeds/create-training-job.zh.txt"
@@ -613,6 +614,22 @@ def _run_script_ray(ctx: RuleContext):
 
 
 @rule(
+    "JOB-RUN-SCRIPT-ENTRY",
+    Severity.ERROR,
+    "The run script names the RLinf entry script",
+    f"{SEED_JOB} Step 3 (明确写入工作目录切换和启动命令)",
+)
+def _run_script_entry(ctx: RuleContext):
+    if "REPLACE_WITH_RLINF_ENTRY_SCRIPT" in _code_lines(ctx.job.run_script):
+        yield (
+            "spec.runScript",
+            "The run script still has the ENTRY placeholder: no single RLinf entry script is known for this "
+            "task type, so the command would fail.",
+            "Set ENTRY to your launcher's Python entry script (the one your RLinf run command calls).",
+        )
+
+
+@rule(
     "JOB-MOUNT-PATH",
     Severity.ERROR,
     "Mount paths and hostPath sources are absolute",
@@ -712,7 +729,7 @@ def _storage_source(ctx: RuleContext):
 def _checkpoints(ctx: RuleContext):
     if ctx.report is None:
         return
-    keys = ("runner.logger.log_path", "runner.output_dir")
+    keys = (output_key(ctx.report.expansion.task_type),)
     overridden = dict(
         re.findall(r"(runner\.(?:logger\.log_path|output_dir))=(\S+)", ctx.job.run_script)
     )

@@ -274,9 +274,8 @@ def is_literal(value: str) -> bool:
 
 
 def _preview(secret: str) -> str:
-    """At most a quarter of the value (4 chars max) plus its length: enough to find it again."""
-    shown = secret[: min(4, len(secret) // 4)]
-    return f"{shown}…({len(secret)} char{'' if len(secret) == 1 else 's'})"
+    """Only the length: even a few characters of a short secret help guess it."""
+    return f"…({len(secret)} char{'' if len(secret) == 1 else 's'})"
 
 
 def _line_index(text: str) -> list[int]:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from ..findings import Finding
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
+
+
+def default_workspace() -> Path:
+    """Where local rehearsals run: $RLARK_WORKSPACE, else ~/.rlark-widgets/runs."""
+    return Path(os.environ.get("RLARK_WORKSPACE") or Path.home() / ".rlark-widgets" / "runs")
 
 
 class BackendError(Exception):

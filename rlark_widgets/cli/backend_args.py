@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
-from ..backends.base import Backend
+from ..backends.base import Backend, default_workspace
 
-DEFAULT_WORKSPACE = Path(os.environ.get("RLARK_WORKSPACE", Path.home() / ".rlark-widgets" / "runs"))
+DEFAULT_WORKSPACE = default_workspace()
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:

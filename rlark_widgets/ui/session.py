@@ -19,7 +19,7 @@ from typing import Any
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, HasTraits, Int, List, Unicode
 
-from ..backends.base import BackendError
+from ..backends.base import BackendError, default_workspace
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..monitor.diagnosis import diagnose
@@ -34,6 +34,8 @@ from ..rlark.yaml_io import render_job_yaml
 from ..rlinf import GpuLayout, RLinfConfigError, inspect_config, load_config, load_text
 
 log = logging.getLogger(__name__)
+
+
 ENDED = ("Succeeded", "Failed", "Stopped")
 
 
@@ -82,7 +84,7 @@ class Session(HasTraits):
 
     def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.workspace = workspace or Path.home() / ".rlark-widgets" / "runs"
+        self.workspace = workspace or default_workspace()
         self._backend = None
         self._monitor: threading.Thread | None = None
         self._stop_monitor = threading.Event()

@@ -1,0 +1,275 @@
+"""One door to the API server: a timeout on every call, bounded retries, errors a user can act on.
+
+Every request of the Kubernetes backend goes through :meth:`KubeApi.call`, so the retry policy
+(429, 5xx and connection errors only), the request timeout and the wording of failures live in
+one place. Answers are decoded as plain JSON dicts (``_preload_content=False``): the generated
+models are slow for 1,000 pods and reject fields real servers leave empty.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import urllib3
+from kubernetes import client
+from kubernetes.client.exceptions import ApiException
+
+from ..rlark.job import API_VERSION
+from .base import BackendError
+
+JOBS = "jobs.rlark.io"
+RETRYABLE = frozenset({429, 500, 502, 503, 504})
+GROUP, VERSION = API_VERSION.split("/")
+
+
+@dataclass(frozen=True)
+class Action:
+    """What a call tries to do, in the words a message needs (verb, resource, namespace, name)."""
+
+    verb: str
+    resource: str
+    namespace: str | None = None
+    name: str | None = None
+
+    def __str__(self) -> str:
+        target = f"{self.resource} '{self.name}'" if self.name else self.resource
+        where = f" in namespace '{self.namespace}'" if self.namespace else ""
+        return f"{self.verb} {target}{where}"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries with exponential backoff; a server's Retry-After wins up to ``max_wait``."""
+
+    attempts: int = 4
+    backoff: float = 0.2
+    cap: float = 2.0
+    max_wait: float = 10.0
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False)
+
+    def wait(self, attempt: int, retry_after: float | None) -> float:
+        delay = min(self.cap, self.backoff * 2**attempt)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.max_wait))
+        return delay
+
+
+class KubeApiError(BackendError):
+    """An API call that failed; ``status`` is None when no HTTP answer came (timeout, refused).
+
+    ``maybe_applied`` is True when an earlier attempt of the same call failed after it may have
+    reached the server (a 5xx, a timeout): a create that then meets a 409 may have been ours.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        fix: str,
+        status: int | None = None,
+        causes: list[tuple[str, str]] | None = None,
+        maybe_applied: bool = False,
+    ) -> None:
+        super().__init__(message, fix)
+        self.status, self.causes, self.maybe_applied = status, causes or [], maybe_applied
+
+
+def _status_body(exc: ApiException) -> dict[str, Any]:
+    try:
+        body = json.loads(exc.body or "{}")
+    except (TypeError, ValueError):
+        return {"message": str(exc.body or "")[:300]}
+    return body if isinstance(body, dict) else {}
+
+
+def _retry_after(exc: ApiException) -> float | None:
+    value = (exc.headers or {}).get("Retry-After")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class KubeApi:
+    """The official client's API groups behind one call method that counts its requests."""
+
+    def __init__(
+        self, api_client: client.ApiClient, timeout: float = 10.0, retry: RetryPolicy | None = None
+    ) -> None:
+        self.client = api_client
+        self.core = client.CoreV1Api(api_client)
+        self.custom = client.CustomObjectsApi(api_client)
+        self.storage = client.StorageV1Api(api_client)
+        self.authz = client.AuthorizationV1Api(api_client)
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self.requests = 0  # HTTP requests sent, retries included (cost checks, the benchmark)
+
+    @property
+    def host(self) -> str:
+        return self.client.configuration.host
+
+    @cached_property
+    def exec_core(self) -> client.CoreV1Api:
+        """CoreV1Api on its own ApiClient: ``kubernetes.stream`` swaps its client's ``call_api``
+        while an exec runs, which must not hit a concurrent call (a refresh during a submit)."""
+        return client.CoreV1Api(client.ApiClient(self.client.configuration))
+
+    def close(self) -> None:
+        """Close the connection pools (ours and the exec client's, if one was made)."""
+        self.client.close()
+        if "exec_core" in self.__dict__:
+            self.exec_core.api_client.close()
+
+    def call(
+        self,
+        action: Action,
+        method: Callable[..., Any],
+        *args: Any,
+        attempts: int | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Call a generated API method; returns the decoded JSON (or text for non-JSON answers)."""
+        attempts = attempts or self.retry.attempts
+        attempt, maybe_applied = 0, False
+        while True:
+            attempt += 1
+            self.requests += 1
+            try:
+                response = method(
+                    *args, _preload_content=False, _request_timeout=self.timeout, **kwargs
+                )
+            except ApiException as exc:
+                if not exc.status:  # the client's own wrapper of TLS failures
+                    raise self._transport_error(
+                        action, exc.reason, attempt, maybe_applied
+                    ) from None
+                if exc.status not in RETRYABLE or attempt >= attempts:
+                    raise self._http_error(action, exc, attempt, maybe_applied) from None
+                retry_after, reached = _retry_after(exc), True
+            except urllib3.exceptions.HTTPError as exc:
+                reason = getattr(exc, "reason", None) or exc
+                if attempt >= attempts:
+                    raise self._transport_error(action, reason, attempt, maybe_applied) from None
+                retry_after = None
+                reached = not isinstance(reason, urllib3.exceptions.NewConnectionError)
+            else:
+                return self._decode(action, response)
+            maybe_applied = maybe_applied or reached
+            self.retry.sleep(self.retry.wait(attempt - 1, retry_after))
+
+    def jobs(
+        self,
+        verb: str,
+        method: Callable[..., Any],
+        namespace: str,
+        *args: Any,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Call a CustomObjectsApi method on RLark Jobs (group, version, namespace, plural first)."""
+        action = Action(verb, JOBS, namespace, name)
+        return self.call(action, method, GROUP, VERSION, namespace, "jobs", *args, **kwargs)
+
+    def raw_get(
+        self, action: Action, path: str, attempts: int | None = None, **path_params: str
+    ) -> Any:
+        """GET a path no generated method covers well (the pod proxy), with the same policy."""
+
+        def get(_preload_content: bool, _request_timeout: float) -> Any:
+            request = self.client.param_serialize(
+                "GET", path, path_params=path_params, auth_settings=["BearerToken"]
+            )
+            response = self.client.call_api(*request, _request_timeout=_request_timeout)
+            if not 200 <= response.status <= 299:
+                response.read()
+                raise ApiException.from_response(http_resp=response, body=None, data=None)
+            return response.response
+
+        return self.call(action, get, attempts=attempts)
+
+    def _decode(self, action: Action, response: Any) -> Any:
+        """JSON answers as dicts; text answers (logs) as text."""
+        try:
+            data = response.data
+        finally:
+            response.release_conn()
+        if "json" not in response.headers.get("Content-Type", ""):
+            return data.decode("utf-8", "replace")
+        try:
+            return json.loads(data) if data else {}
+        except ValueError:
+            raise KubeApiError(
+                f"The API server at {self.host} answered '{action}' with something that is not JSON.",
+                "Check that the kubeconfig points at a Kubernetes API server, not a proxy or web page.",
+            ) from None
+
+    # --- messages -------------------------------------------------------------------------------
+    def _http_error(
+        self, action: Action, exc: ApiException, attempts: int, maybe_applied: bool
+    ) -> KubeApiError:
+        body = _status_body(exc)
+        said = body.get("message") or exc.reason or ""
+        causes = [
+            (str(c.get("field") or "(object)"), str(c.get("message") or c.get("reason") or ""))
+            for c in (body.get("details") or {}).get("causes") or []
+            if isinstance(c, dict)
+        ]
+        status = exc.status or 0
+        if status == 401:
+            message = f"The API server at {self.host} did not accept your credentials (401) when trying to {action}."
+            fix = "Log in again or refresh the token in your kubeconfig, then retry."
+        elif status == 403:
+            scope = f"in namespace '{action.namespace}'" if action.namespace else "cluster-wide"
+            message = (
+                f"Kubernetes refused to {action}: you may not '{action.verb}' {action.resource}"
+                f" {scope} (403 Forbidden). {said}"
+            )
+            fix = f"Ask the cluster admin for '{action.verb}' on {action.resource} {scope}."
+        elif status == 404:
+            message = f"Not found when trying to {action} (404): {said}"
+            fix = "Check the name and namespace; if the resource type itself is unknown, RLark may not be installed on this cluster."
+        elif status == 409:
+            message = f"Conflict when trying to {action} (409): {said}"
+            fix = "Open the existing object, or choose another name."
+        elif status == 422:
+            listed = "; ".join(f"{path}: {text}" for path, text in causes) or said
+            message = f"The API server rejected {action} as invalid (422): {listed}"
+            fix = "Correct the listed fields of the Job and submit again."
+        elif status == 429 or status >= 500:
+            message = (
+                f"The API server kept answering {status} ({exc.reason}) to {action} after "
+                f"{attempts} attempt(s). {said}"
+            )
+            fix = "The cluster is busy or unwell: wait a minute and retry; if it lasts, tell the cluster admin."
+        else:
+            message = f"The API server refused to {action} ({status} {exc.reason}): {said}"
+            fix = "Check the request; the server's words above say what it expected."
+        return KubeApiError(message.strip(), fix, status, causes, maybe_applied)
+
+    def _transport_error(
+        self, action: Action, reason: object, attempts: int, maybe_applied: bool
+    ) -> KubeApiError:
+        refused = urllib3.exceptions.NewConnectionError  # a subclass of TimeoutError, sadly
+        if isinstance(reason, urllib3.exceptions.TimeoutError) and not isinstance(reason, refused):
+            message = (
+                f"The API server at {self.host} did not answer within {self.timeout:g} s when trying "
+                f"to {action} ({attempts} attempt(s))."
+            )
+            fix = "Check your network or VPN and the cluster's health; a slow cluster needs a longer timeout."
+        else:
+            message = f"Cannot reach the Kubernetes API server at {self.host} to {action}: {_short(reason)}"
+            fix = "Check the server address in your kubeconfig, your network or VPN, and that the cluster is up."
+        return KubeApiError(message, fix, None, maybe_applied=maybe_applied)
+
+
+def _short(reason: object) -> str:
+    text = str(reason)
+    for marker in ("Connection refused", "Name or service not known", "No route to host"):
+        if marker in text:
+            return marker.lower() + "."
+    return text[:200]

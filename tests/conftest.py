@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+pytest_plugins = ["kube_emulator"]  # the `kube` fixture: an emulated Kubernetes API server
+
 CHROMIUM_PATH = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",

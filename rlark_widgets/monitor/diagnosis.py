@@ -197,6 +197,14 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             "",
             "Wait for start-up; if it lasts, read the Header's log (RLinf may be waiting for nodes).",
         )
+    unread = next((m for m in snap.missing if m.startswith("checkpoints")), None)
+    if snap.progress.last_step is None and unread:
+        return _broken(
+            "steps-advancing",
+            "Running, but its progress cannot be read.",
+            unread,
+            "Mount the output volume here (checkpoint_root) or allow exec in the head pod.",
+        )
     if snap.progress.last_step is None:
         return _broken(
             "steps-advancing",

@@ -1,0 +1,125 @@
+"""``submit`` / ``status`` / ``logs`` / ``delete`` through the CLI against the Kubernetes emulator.
+
+The CLI connects the way a user does: a kubeconfig file (here pointing at the emulator).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from kube_emulator import NAMESPACE
+from test_kubernetes_backend import demo_job
+
+from rlark_widgets.cli import main
+from rlark_widgets.rlark.yaml_io import render_job_yaml
+
+
+@pytest.fixture
+def kubeconfig(kube, tmp_path: Path) -> Path:
+    path = tmp_path / "kubeconfig"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "emulator",
+                "clusters": [{"name": "emulator", "cluster": {"server": kube.url}}],
+                "users": [{"name": "ana", "user": {}}],
+                "contexts": [
+                    {
+                        "name": "emulator",
+                        "context": {"cluster": "emulator", "user": "ana", "namespace": NAMESPACE},
+                    }
+                ],
+            }
+        )
+    )
+    return path
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path, capsys) -> None:
+    job_file = tmp_path / "demo.yaml"
+    job_file.write_text(render_job_yaml(demo_job()))
+    backend = ("--backend", "kubernetes", "--kubeconfig", str(kubeconfig))
+
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    assert code == 0 and "Submitted: demo." in out
+    assert "Next: rlark-migrate status demo --backend kubernetes --watch" in out
+
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    assert code == 0 and "Not submitted again: demo." in out
+    assert (
+        len(
+            kube.custom.list_namespaced_custom_object("rlark.io", "v1alpha1", NAMESPACE, "jobs")[
+                "items"
+            ]
+        )
+        == 1
+    )
+
+    kube.start_workers("demo")
+    kube.run_all("demo")
+    code, out, _ = cli(capsys, "status", "demo", *backend, "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert sorted((w["role"], w["phase"]) for w in data["snapshot"]["workers"]) == [
+        ("actor", "Running"),
+        ("env", "Running"),
+        ("header", "Running"),
+    ]
+    assert data["diagnosis"]["ok"] is False and data["diagnosis"]["link"] in (
+        "ray-head",
+        "ray-members",
+    )
+
+    code, out, _ = cli(capsys, "status", "demo", *backend)
+    assert "header: 1/1 Workers (1 Running)" in out and "Ray members: 0/3 alive" in out
+
+    code, _, _ = cli(capsys, "delete", "demo", *backend)
+    assert code == 0 and not kube.exists("jobs", "demo")
+
+
+def test_forbidden_submit_exits_1_with_the_fix(
+    kube, kubeconfig: Path, tmp_path: Path, capsys
+) -> None:
+    job_file = tmp_path / "demo.yaml"
+    job_file.write_text(render_job_yaml(demo_job()))
+    kube.fail(
+        "POST", "jobs", 403, 'jobs.rlark.io is forbidden: User "ana" cannot create resource "jobs"'
+    )
+    code, _, err = cli(
+        capsys, "submit", str(job_file), "--backend", "kubernetes", "--kubeconfig", str(kubeconfig)
+    )
+    assert code == 1
+    assert (
+        "403 Forbidden" in err and "fix: Ask the cluster admin for 'create' on jobs.rlark.io" in err
+    )
+
+
+def test_unreachable_cluster_is_a_clear_message(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "kubeconfig"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "gone",
+                "clusters": [{"name": "gone", "cluster": {"server": "http://127.0.0.1:9"}}],
+                "users": [{"name": "u", "user": {}}],
+                "contexts": [{"name": "gone", "context": {"cluster": "gone", "user": "u"}}],
+            }
+        )
+    )
+    code, _, err = cli(
+        capsys, "status", "nothing", "--backend", "kubernetes", "--kubeconfig", str(config)
+    )
+    assert code == 1 and "error:" in err and "Traceback" not in err

@@ -17,16 +17,17 @@ from .session import Session
 FIGURE_WIDTH = 1180  # fits the app's 1280 px column with its padding
 
 
-def refill(target, source) -> None:
-    """Replace a FigureWidget's traces and layout with another figure's, in place."""
-    with target.batch_update():
-        target.data = ()
-        target.add_traces(list(source.data))
-        target.layout = source.layout
+def _shape(figure) -> list[tuple[str, str | None]]:
+    return [(trace.type, trace.name) for trace in figure.data]
 
 
 class LazyFigure:
-    """A FigureWidget created on first ``show`` (building one costs seconds in the kernel)."""
+    """A FigureWidget created on first ``show`` (building one costs seconds in the kernel).
+
+    Later figures of the same shape (trace types and names) update the widget in place; a
+    figure of another shape gets a new widget, since adding and removing traces of a live
+    widget is not reliably mirrored in the page.
+    """
 
     def __init__(self) -> None:
         self.box = w.VBox()
@@ -36,11 +37,14 @@ class LazyFigure:
         import plotly.graph_objects as go
 
         figure.update_layout(width=FIGURE_WIDTH)
-        if self.widget is None:
-            self.widget = go.FigureWidget(figure)
-            self.box.children = [self.widget]
-        else:
-            refill(self.widget, figure)
+        if self.widget is not None and _shape(self.widget) == _shape(figure):
+            with self.widget.batch_update():
+                for target, source in zip(self.widget.data, figure.data, strict=True):
+                    target.update(source.to_plotly_json(), overwrite=True)
+                self.widget.update_layout(figure.layout.to_plotly_json(), overwrite=True)
+            return
+        self.widget = go.FigureWidget(figure)
+        self.box.children = [self.widget]
 
 
 def topology_rows(session: Session):
@@ -182,6 +186,7 @@ class MonitorStep:
         options = [w_.key for w_ in snap.workers]
         if options != list(self.worker_choice.options):
             self.worker_choice.options = options
+            self.worker_choice.value = options[0] if options else None
 
     def show_log(self) -> None:
         if self.worker_choice.value:

@@ -420,7 +420,8 @@ class JobStep:
         self.yaml = w.HTML()
         self.tools = w.HTML()
         self.errors, self.warnings, self.infos = w.HTML(), w.VBox(), w.HTML()
-        session.observe(lambda _: self.render(), ["revision", "acknowledged", "backend_name"])
+        # not on "acknowledged": the checkbox already shows it, and re-rendering would drop focus
+        session.observe(lambda _: self.render(), ["revision", "backend_name"])
         form = w.VBox(
             [*self.inputs.values(), self.prepare, self.ssh],
             layout=w.Layout(width="46%", margin="0 16px 0 0"),

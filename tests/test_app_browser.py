@@ -1,0 +1,179 @@
+"""The Voila app in a real browser (Debian Chromium via Playwright) against a real Voila server.
+
+One journey: load the app, import a bundled config, read the topology from the Plotly data in
+the page, edit a role and see the YAML and findings change, acknowledge warnings, submit to the
+local backend, see Ray members reach N/N and a checkpoint appear, then stop. Every step saves a
+screenshot under tests/artifacts/ (git-ignored) for a reviewer to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+EXAMPLE = "local_rehearsal_2node"
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("workspace")
+
+
+@pytest.fixture(scope="module")
+def voila_url(workspace: Path):
+    port = _free_port()
+    voila = Path(sys.executable).parent / "voila"
+    server = subprocess.Popen(
+        [
+            str(voila),
+            str(REPO / "notebooks/app.ipynb"),
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+        ],
+        env={**os.environ, "RLARK_WORKSPACE": str(workspace)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=5)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                os.killpg(server.pid, signal.SIGKILL)
+                raise
+            time.sleep(0.5)
+    yield url
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(timeout=30)
+    _delete_local_jobs(workspace)
+
+
+def _delete_local_jobs(workspace: Path) -> None:
+    """Whatever the test left behind, nothing of the Job keeps running."""
+    from rlark_widgets.backends.local import LocalBackend
+
+    backend = LocalBackend(workspace)
+    for job_dir in workspace.iterdir():
+        if job_dir.is_dir():
+            backend.delete(job_dir.name)
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def tab(page, title: str) -> None:
+    page.get_by_text(title, exact=True).first.click()
+
+
+def plotly_data(page) -> list[dict]:
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => el.data.map(t => ({type: t.type, x: t.x, y: t.y, text: t.text})))"
+    )
+
+
+def plotly_members(page) -> list[list[dict]]:
+    """Traces (name, y) of every Plotly figure in the page."""
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => el.data.map(t => ({name: t.name, y: t.y})))"
+    )
+
+
+def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
+    page.set_viewport_size({"width": 1280, "height": 1600})
+    page.set_default_timeout(60_000)
+    page.goto(voila_url, timeout=180_000)
+    page.wait_for_selector(".widget-tab", timeout=180_000)
+    shot(page, "01-app-loaded")
+
+    # 1 Import: a bundled example
+    page.locator(".widget-dropdown select").first.select_option(EXAMPLE)
+    page.get_by_role("button", name="Load example").click()
+    page.get_by_text(f"{EXAMPLE} — task type embodied, 2 Ray node(s)").wait_for()
+    shot(page, "02-imported")
+
+    # 2 Cluster: two (logical) GPUs on each node
+    tab(page, "2 Cluster")
+    page.get_by_placeholder("0:8,1:4 (overrides the slider)").fill("0:2,1:2")
+    page.get_by_role("button", name="Apply").click()
+    shot(page, "03-cluster")
+
+    # 3 Topology: rows are Ray nodes by RLINF_NODE_RANK, cells list the processes on each GPU
+    tab(page, "3 Topology")
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    heatmap = plotly_data(page)[0][0]
+    assert heatmap["type"] == "heatmap"
+    assert heatmap["y"] == ["rank 0 · header", "rank 1 · workers"]
+    assert heatmap["x"] == ["GPU 0", "GPU 1"]
+    assert heatmap["text"] == [
+        ["actor<br>env", "actor<br>rollout"],
+        ["actor<br>env", "actor<br>rollout"],
+    ]
+    shot(page, "04-topology")
+
+    # 4 Roles: ask for one GPU on the Header, see the YAML and a finding change
+    tab(page, "4 Roles")
+    gpus = page.locator(".widget-inline-hbox:has(label:text('GPUs/Worker')) input").first
+    gpus.fill("1")
+    gpus.press("Enter")
+    tab(page, "5 Job")
+    page.get_by_text("PLN-GPU-COVER").first.wait_for()
+    assert "nvidia.com/gpu: 1" in page.locator("pre.yaml").inner_text()
+    shot(page, "05-edited-role")
+    tab(page, "4 Roles")
+    gpus = page.locator(".widget-inline-hbox:has(label:text('GPUs/Worker')) input").first
+    gpus.fill("2")
+    gpus.press("Enter")
+
+    # 5 Job: acknowledge every warning
+    tab(page, "5 Job")
+    page.get_by_text("PLN-GPU-COVER").first.wait_for(state="detached")
+    boxes = page.get_by_label("I understand")
+    for index in range(boxes.count()):
+        boxes.nth(index).check()
+    assert all(boxes.nth(i).is_checked() for i in range(boxes.count()))
+    shot(page, "06-job")
+
+    # 6 Submit to the local backend and watch it rehearse
+    tab(page, "6 Submit & monitor")
+    submit = page.get_by_role("button", name="Submit")
+    submit.wait_for()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('button')].some(b => b.textContent.trim() === 'Submit' && !b.disabled)"
+    )
+    submit.click()
+    page.get_by_text("Ray members: 2/2 alive").wait_for(timeout=300_000)
+    shot(page, "07-members")
+    page.get_by_text("Latest checkpoint: global_step_").wait_for(timeout=300_000)
+    page.get_by_text("(rehearsal, not training)").wait_for()
+    shot(page, "08-checkpoint")
+    time.sleep(4)  # one more refresh, so the charts have been updated in place at least once
+    charts = {traces[0]["name"] if traces else None: traces for traces in plotly_members(page)}
+    alive = charts["expected (num_nodes)"][1]["y"]
+    assert alive[-1] == 2 and charts["expected (num_nodes)"][0]["y"][-1] == 2
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text(f"Stopped Job '{EXAMPLE.replace('_', '-')}'").wait_for()
+    shot(page, "09-stopped")

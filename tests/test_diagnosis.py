@@ -199,3 +199,18 @@ def test_first_broken_link_is_named(changes: dict, link: str, title: str) -> Non
 def test_every_link_is_exercised() -> None:
     links = {link for _, link, _ in BROKEN_LINKS}
     assert links == set(LINKS)
+
+
+@pytest.mark.parametrize(
+    ("changes", "title"),
+    [
+        ({"phase": "Stopped"}, "The Job was stopped, latest checkpoint global_step_40."),
+        (
+            {"run_script_state": "succeeded", "rehearsal": True},
+            "The rehearsal finished, latest checkpoint global_step_40.",
+        ),
+    ],
+)
+def test_ended_jobs_report_their_result_first(changes: dict, title: str) -> None:
+    result = diagnose(healthy(members=[], **changes))  # nodes gone: not "the Ray head is not up"
+    assert result.ok and result.link == "ended" and result.title == title and not result.training

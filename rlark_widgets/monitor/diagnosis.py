@@ -65,6 +65,18 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             f"No Job named '{snap.job}' was found.",
             "Submit it (or check the name and namespace).",
         )
+    if snap.phase in ("Stopped", "Succeeded") or snap.run_script_state in ("stopped", "succeeded"):
+        latest = snap.latest_checkpoint
+        saved = f", latest checkpoint global_step_{latest.step}" if latest else ", no checkpoint"
+        what = "rehearsal" if snap.rehearsal else "Job"
+        if snap.phase == "Stopped" or snap.run_script_state == "stopped":
+            return Diagnosis(
+                "ended",
+                True,
+                f"The {what} was stopped{saved}.",
+                fix="A new submit starts from scratch unless runner.resume_dir names a checkpoint.",
+            )
+        return Diagnosis("ended", True, f"The {what} finished{saved}.", training=False)
     if snap.tasks is not None and not snap.tasks and not snap.workers:
         return _broken(
             "tasks-generated",

@@ -107,7 +107,7 @@ class JobSnapshot:
     members: list[RayMember] = field(default_factory=list)
     checkpoints: list[Checkpoint] = field(default_factory=list)
     progress: Progress = field(default_factory=Progress)
-    run_script_state: str | None = None  # not started / running / succeeded / failed
+    run_script_state: str | None = None  # not started / running / succeeded / failed / stopped
     run_script_exit_code: int | None = None
     log_tail: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)

@@ -123,3 +123,67 @@ def test_unreachable_cluster_is_a_clear_message(tmp_path: Path, capsys) -> None:
         capsys, "status", "nothing", "--backend", "kubernetes", "--kubeconfig", str(config)
     )
     assert code == 1 and "error:" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> None:
+    """The CLI end to end on the local backend: a 2-node bundled config rehearsed on real Ray."""
+    from test_local_backend import survivors
+
+    from rlark_widgets.examples import example_configs
+
+    workspace = tmp_path / "ws"
+    local = ("--backend", "local", "--workspace", str(workspace))
+    config = str(example_configs()["local_rehearsal_2node"])
+    name = "cli-rehearsal"
+    try:
+        code, out, _ = cli(
+            capsys,
+            "submit",
+            "--config",
+            config,
+            "--gpus-per-node",
+            "2",
+            "--name",
+            name,
+            "--image",
+            "registry.example.com/rlinf:v0.3.0",
+            *local,
+            "--wait",
+            "checkpoint",
+            "--timeout",
+            "420",
+        )
+        assert code == 0, out
+        assert f"Submitted: {name}." in out and "Reached 'checkpoint'" in out
+
+        code, out, _ = cli(
+            capsys,
+            "submit",
+            "--config",
+            config,
+            "--gpus-per-node",
+            "2",
+            "--name",
+            name,
+            "--image",
+            "registry.example.com/rlinf:v0.3.0",
+            *local,
+        )
+        assert code == 0 and f"Not submitted again: {name}." in out
+
+        code, out, _ = cli(capsys, "status", name, *local, "--json")
+        data = json.loads(out)
+        alive = [m for m in data["snapshot"]["members"] if m["state"] == "ALIVE"]
+        assert code == 0 and len(alive) == 2 and data["snapshot"]["expected_workers"] == 2
+        assert data["snapshot"]["checkpoints"] and data["snapshot"]["rehearsal"] is True
+        assert sorted(m["node_rank"] for m in alive) == [0, 1]
+
+        code, out, _ = cli(capsys, "logs", name, *local, "--rank", "1", "--tail", "50")
+        assert code == 0 and "RLINF_NODE_RANK 1" in out
+
+        code, out, _ = cli(capsys, "stop", name, *local)
+        assert code == 0 and f"Stopped Job '{name}'" in out
+        assert survivors(workspace, name) == []
+    finally:
+        main(["delete", name, *local])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..findings import Finding
 from ..monitor.snapshot import JobSnapshot
@@ -70,7 +70,9 @@ class Backend(Protocol):
 
     def preflight(self, job: Job) -> list[Finding]: ...
 
-    def submit(self, job: Job) -> SubmitResult: ...
+    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+        """Submit once; ``expansion`` / ``config`` let the local rehearsal verify the placement."""
+        ...
 
     def job(self, name: str) -> Job | None:
         """The submitted Job as the backend holds it (None when there is none)."""

@@ -150,7 +150,8 @@ class KubernetesBackend:
     def _where(self, name: str) -> str:
         return f"namespace '{self.namespace}' on {self.api.host} (kubectl -n {self.namespace} get {JOBS} {name})"
 
-    def submit(self, job: Job) -> SubmitResult:
+    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+        """Create the Job once; ``expansion`` and ``config`` are for the local rehearsal only."""
         manifest = self.manifest(job)
         with self._submit_lock:  # a double click in one session waits for the first answer
             try:

@@ -171,10 +171,11 @@ def run_submit(args: argparse.Namespace) -> int:
         if blocking:
             print(f"\nNot submitted: {len(blocking)} error(s) above.", file=sys.stderr)
             return EXIT_FAILED
-        if backend.name == "local":
-            result = backend.submit(job, expansion=report.expansion if report else None)
-        else:
-            result = backend.submit(job)
+        result = backend.submit(
+            job,
+            expansion=report.expansion if report else None,
+            config=report.config if report else None,
+        )
     except BackendError as exc:
         return _fail(exc)
     print(

@@ -397,10 +397,9 @@ class Session(HasTraits):
                         problems[0].fix,
                     )
                 self.status = "Submitting…"
-                if backend.name == "local":
-                    result = backend.submit(self.job, expansion=self.report.expansion)
-                else:
-                    result = backend.submit(self.job)
+                result = backend.submit(
+                    self.job, expansion=self.report.expansion, config=self.config
+                )
                 self.submitted, self.submitted_at = result.name, time.time()
                 self.history = []
                 self.status = f"{'Submitted' if result.created else 'Already submitted'}: {result.name}. {result.message}"

@@ -84,6 +84,21 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
     code, out, _ = cli(capsys, "status", "demo", *backend)
     assert "header: 1/1 Workers (1 Running)" in out and "Ray members: 0/3 alive" in out
 
+    code, out, _ = cli(capsys, "record", "demo", *backend, "-o", str(tmp_path / "record"))
+    assert code == 0 and "Record written to" in out
+    record = tmp_path / "record"
+    assert (record / "job.yaml").read_text().startswith("apiVersion: rlark.io/v1alpha1")
+    assert json.loads((record / "diagnosis.json").read_text())["ok"] is False
+    assert {p.name for p in (record / "logs").iterdir()} == {
+        "header-0.log",
+        "actor-0.log",
+        "env-0.log",
+    }
+
+    kube.set_job_status("demo", "Succeeded")
+    code, out, _ = cli(capsys, "status", "demo", *backend, "--watch", "--interval", "0.1")
+    assert code == 0 and out.count("Job demo on kubernetes") == 1  # the Job has ended: one refresh
+
     code, _, _ = cli(capsys, "delete", "demo", *backend)
     assert code == 0 and not kube.exists("jobs", "demo")
 

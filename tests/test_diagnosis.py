@@ -214,3 +214,15 @@ def test_every_link_is_exercised() -> None:
 def test_ended_jobs_report_their_result_first(changes: dict, title: str) -> None:
     result = diagnose(healthy(members=[], **changes))  # nodes gone: not "the Ray head is not up"
     assert result.ok and result.link == "ended" and result.title == title and not result.training
+
+
+def test_a_worker_that_fails_after_the_run_finished_is_still_named() -> None:
+    snap = healthy(
+        run_script_state="succeeded",
+        workers=[worker(0), worker(1, FAILED, reason="Killed (SIGKILL)", exit_code=137), worker(2)],
+    )
+    result = diagnose(snap)
+    assert (
+        result.link == "workers-running"
+        and "Worker workers/0 (RLINF_NODE_RANK 1) failed" in result.title
+    )

@@ -177,7 +177,7 @@ def test_rehearsal_runs_the_planned_layout_end_to_end(rehearsal, workspace: Path
     )
     diagnosis = diagnose(snap)
     assert diagnosis.ok and not diagnosis.training
-    assert diagnosis.title == "Rehearsal running: step 4, latest checkpoint global_step_4."
+    assert diagnosis.title == "The rehearsal finished, latest checkpoint global_step_4."
     assert any("REHEARSAL PASSED" in line for line in snap.log_tail)
     assert (
         backend.logs(job.name, "run")

@@ -65,11 +65,13 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             f"No Job named '{snap.job}' was found.",
             "Submit it (or check the name and namespace).",
         )
-    if snap.phase in ("Stopped", "Succeeded") or snap.run_script_state in ("stopped", "succeeded"):
+    stopped = snap.phase == "Stopped" or snap.run_script_state == "stopped"
+    finished = snap.phase == "Succeeded" or snap.run_script_state == "succeeded"
+    if stopped or (finished and not any(w.phase == FAILED for w in snap.workers)):
         latest = snap.latest_checkpoint
         saved = f", latest checkpoint global_step_{latest.step}" if latest else ", no checkpoint"
         what = "rehearsal" if snap.rehearsal else "Job"
-        if snap.phase == "Stopped" or snap.run_script_state == "stopped":
+        if stopped:
             return Diagnosis(
                 "ended",
                 True,

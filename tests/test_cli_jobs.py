@@ -17,27 +17,24 @@ from rlark_widgets.cli import main
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 
 
+def write_kubeconfig(path: Path, server: str, namespace: str | None = None) -> Path:
+    """A kubeconfig with one context, as `kubectl config view` would write it."""
+    context = {"cluster": "c", "user": "u", **({"namespace": namespace} if namespace else {})}
+    document = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": server}}],
+        "users": [{"name": "u", "user": {}}],
+        "contexts": [{"name": "c", "context": context}],
+    }
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
 @pytest.fixture
 def kubeconfig(kube, tmp_path: Path) -> Path:
-    path = tmp_path / "kubeconfig"
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "current-context": "emulator",
-                "clusters": [{"name": "emulator", "cluster": {"server": kube.url}}],
-                "users": [{"name": "ana", "user": {}}],
-                "contexts": [
-                    {
-                        "name": "emulator",
-                        "context": {"cluster": "emulator", "user": "ana", "namespace": NAMESPACE},
-                    }
-                ],
-            }
-        )
-    )
-    return path
+    return write_kubeconfig(tmp_path / "kubeconfig", kube.url, NAMESPACE)
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
@@ -121,19 +118,7 @@ def test_forbidden_submit_exits_1_with_the_fix(
 
 
 def test_unreachable_cluster_is_a_clear_message(tmp_path: Path, capsys) -> None:
-    config = tmp_path / "kubeconfig"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "current-context": "gone",
-                "clusters": [{"name": "gone", "cluster": {"server": "http://127.0.0.1:9"}}],
-                "users": [{"name": "u", "user": {}}],
-                "contexts": [{"name": "gone", "context": {"cluster": "gone", "user": "u"}}],
-            }
-        )
-    )
+    config = write_kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:9")
     code, _, err = cli(
         capsys, "status", "nothing", "--backend", "kubernetes", "--kubeconfig", str(config)
     )

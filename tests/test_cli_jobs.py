@@ -136,40 +136,24 @@ def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> N
     local = ("--backend", "local", "--workspace", str(workspace))
     config = str(example_configs()["local_rehearsal_2node"])
     name = "cli-rehearsal"
+    submit = (
+        "submit",
+        "--config",
+        config,
+        "--gpus-per-node",
+        "2",
+        "--name",
+        name,
+        "--image",
+        "registry.example.com/rlinf:v0.3.0",
+        *local,
+    )
     try:
-        code, out, _ = cli(
-            capsys,
-            "submit",
-            "--config",
-            config,
-            "--gpus-per-node",
-            "2",
-            "--name",
-            name,
-            "--image",
-            "registry.example.com/rlinf:v0.3.0",
-            *local,
-            "--wait",
-            "checkpoint",
-            "--timeout",
-            "420",
-        )
+        code, out, _ = cli(capsys, *submit, "--wait", "checkpoint", "--timeout", "420")
         assert code == 0, out
         assert f"Submitted: {name}." in out and "Reached 'checkpoint'" in out
 
-        code, out, _ = cli(
-            capsys,
-            "submit",
-            "--config",
-            config,
-            "--gpus-per-node",
-            "2",
-            "--name",
-            name,
-            "--image",
-            "registry.example.com/rlinf:v0.3.0",
-            *local,
-        )
+        code, out, _ = cli(capsys, *submit)
         assert code == 0 and f"Not submitted again: {name}." in out
 
         code, out, _ = cli(capsys, "status", name, *local, "--json")

@@ -7,10 +7,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..findings import Finding
+from ..findings import Finding, Severity
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
+
+#: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
+LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-")
+
+
+def blocking(findings: list[Finding], backend: str) -> list[Finding]:
+    """The error findings that stop a submission to ``backend``."""
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    return (
+        errors
+        if backend != "local"
+        else [f for f in errors if f.rule_id.startswith(LOCAL_BLOCKING)]
+    )
 
 
 def default_workspace() -> Path:

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from ..backends.base import Backend, BackendError
-from ..findings import Finding, Severity
+from ..backends.base import blocking as backend_blocking
+from ..findings import Severity
 from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
 from ..rlark.check import check_job
@@ -25,8 +26,6 @@ from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
 ENDED_PHASES = ("Succeeded", "Failed", "Stopped")
-#: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
-LOCAL_BLOCKING = ("JOB-SCHEMA", "SEC-", "PLN-", "LOCAL-")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -118,15 +117,6 @@ def _fail(exc: BackendError) -> int:
     return EXIT_FAILED
 
 
-def _blocking(findings: list[Finding], backend: str) -> list[Finding]:
-    errors = [f for f in findings if f.severity is Severity.ERROR]
-    return (
-        errors
-        if backend == "kubernetes"
-        else [f for f in errors if f.rule_id.startswith(LOCAL_BLOCKING)]
-    )
-
-
 def _job_and_report(args: argparse.Namespace):
     """The Job to submit (from YAML or planned from --config), its report and findings."""
     inventory = load_inventory_arg(args)
@@ -167,7 +157,7 @@ def run_submit(args: argparse.Namespace) -> int:
         shown = [f for f in findings if f.severity is not Severity.INFO]
         if shown:
             print("Preflight\n" + findings_text(shown))
-        blocking = _blocking(findings, backend.name)
+        blocking = backend_blocking(findings, backend.name)
         if blocking:
             print(f"\nNot submitted: {len(blocking)} error(s) above.", file=sys.stderr)
             return EXIT_FAILED

@@ -19,7 +19,7 @@ from typing import Any
 from traitlets import Any as AnyTrait
 from traitlets import Bool, Dict, HasTraits, Int, List, Unicode
 
-from ..backends.base import BackendError, default_workspace
+from ..backends.base import BackendError, blocking, default_workspace
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..monitor.diagnosis import diagnose
@@ -318,13 +318,8 @@ class Session(HasTraits):
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
 
     def blocking(self) -> list[Finding]:
-        """Errors block; on the local backend only plan, schema and secret errors do."""
-        errors = [f for f in self.findings if f.severity is Severity.ERROR]
-        if self.backend_name == "local":
-            errors = [
-                f for f in errors if f.rule_id.startswith(("PLN-", "JOB-SCHEMA", "SEC-", "CFG-"))
-            ]
-        return errors
+        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal)."""
+        return blocking(self.findings, self.backend_name)
 
     def unacknowledged(self) -> list[Finding]:
         return [

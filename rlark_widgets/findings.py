@@ -1,14 +1,17 @@
 """Findings: every problem or lesson the assistant reports is data, not a print statement.
 
 A finding points at a field of the RLinf config or of the RLark Job (``path``), says what is
-wrong (``message``), how to fix it (``fix``) and which seed passage or RLinf behaviour the
+wrong (``text``), how to fix it (``fix_text``), both :class:`~.i18n.Text` rendered in the reader's
+language, and which seed passage or RLinf behaviour the
 rule rests on (``source``). Views, the CLI and the run record all render the same objects.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum
+
+from .i18n import Text, render
 
 
 class Severity(StrEnum):
@@ -26,14 +29,33 @@ class Finding:
     rule_id: str
     severity: Severity
     path: str
-    message: str
-    fix: str = ""
+    text: Text | str
+    fix_text: Text | str = ""
     source: str = ""
 
-    def to_dict(self) -> dict[str, str]:
-        data = asdict(self)
-        data["severity"] = self.severity.value
-        return data
+    @property
+    def message(self) -> str:
+        return render(self.text)
+
+    @property
+    def fix(self) -> str:
+        return render(self.fix_text)
+
+    def message_in(self, lang: str) -> str:
+        return render(self.text, lang)
+
+    def fix_in(self, lang: str) -> str:
+        return render(self.fix_text, lang)
+
+    def to_dict(self, lang: str = "en") -> dict[str, str]:
+        return {
+            "rule_id": self.rule_id,
+            "severity": self.severity.value,
+            "path": self.path,
+            "message": self.message_in(lang),
+            "fix": self.fix_in(lang),
+            "source": self.source,
+        }
 
 
 def has_errors(findings: list[Finding] | tuple[Finding, ...]) -> bool:

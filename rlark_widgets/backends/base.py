@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..findings import Finding, Severity
+from ..i18n import Text, render
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
@@ -34,9 +35,17 @@ def default_workspace() -> Path:
 class BackendError(Exception):
     """A failure a user can act on; ``fix`` says how (no traceback is ever shown for these)."""
 
-    def __init__(self, message: str, fix: str = "") -> None:
-        super().__init__(message)
-        self.message, self.fix = message, fix
+    def __init__(self, text: Text | str, fix_text: Text | str = "") -> None:
+        super().__init__(render(text))
+        self.text, self.fix_text = text, fix_text
+
+    @property
+    def message(self) -> str:
+        return render(self.text)
+
+    @property
+    def fix(self) -> str:
+        return render(self.fix_text)
 
 
 @dataclass

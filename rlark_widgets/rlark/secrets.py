@@ -424,8 +424,8 @@ def _finding(hit: SecretHit, text: str, name: str | None = None) -> Finding:
         rule_id=SECRET_RULE,
         severity=Severity.ERROR,
         path=hit.path,
-        message=f"{hit.kind}{bound} found at {where}: {hit.preview}. The Job YAML is stored and shown, so it must not carry credentials.",
-        fix=SECRET_FIX,
+        text=f"{hit.kind}{bound} found at {where}: {hit.preview}. The Job YAML is stored and shown, so it must not carry credentials.",
+        fix_text=SECRET_FIX,
         source=SECRET_SOURCE,
     )
 
@@ -468,8 +468,8 @@ def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Fi
                 rule_id=SSH_PRIVATE_RULE,
                 severity=Severity.ERROR,
                 path=f"{path}[{i}]",
-                message=f"{path}[{i}] holds a private key ({_preview(stripped)}); SSH keys must be public keys or names of registered keys.",
-                fix=SSH_FIX,
+                text=f"{path}[{i}] holds a private key ({_preview(stripped)}); SSH keys must be public keys or names of registered keys.",
+                fix_text=SSH_FIX,
                 source=SSH_SOURCE,
             )
         )

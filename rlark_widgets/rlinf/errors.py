@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..findings import Finding, Severity
+from ..i18n import Text, render
 
 
 class RLinfConfigError(Exception):
@@ -11,14 +12,24 @@ class RLinfConfigError(Exception):
     rule_id = "CFG-INVALID"
     source = "RLinf rlinf/scheduler/cluster/config.py (ClusterConfig validation)"
 
-    def __init__(self, message: str, path: str = "", fix: str = "") -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, text: Text | str, path: str = "", fix_text: Text | str = "") -> None:
+        super().__init__(render(text))
+        self.text = text
         self.path = path
-        self.fix = fix
+        self.fix_text = fix_text
+
+    @property
+    def message(self) -> str:
+        return render(self.text)
+
+    @property
+    def fix(self) -> str:
+        return render(self.fix_text)
 
     def to_finding(self) -> Finding:
-        return Finding(self.rule_id, Severity.ERROR, self.path, self.message, self.fix, self.source)
+        return Finding(
+            self.rule_id, Severity.ERROR, self.path, self.text, self.fix_text, self.source
+        )
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message

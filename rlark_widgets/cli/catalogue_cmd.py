@@ -4,95 +4,105 @@ from __future__ import annotations
 
 import argparse
 
+from ..i18n import Text
 from ..rlark.rules import RULES
 from ..rlark.schema import crd_text
 from .render import table
 
 #: Rules raised by the importer and the secret scanner (outside the Job rule registry).
-OTHER_RULES = [
+OTHER_RULES: list[tuple[str, str, Text, str]] = [
     (
         "CFG-LOAD",
         "error",
-        "The config cannot be read or composed (YAML, Hydra defaults, searchpath variables)",
+        Text("The config cannot be read or composed (YAML, Hydra defaults, searchpath variables)"),
         "Hydra composition as RLinf does it",
     ),
     (
         "CFG-CLUSTER",
         "error",
-        "The cluster section fails one of RLinf's ClusterConfig checks",
+        Text("The cluster section fails one of RLinf's ClusterConfig checks"),
         "RLinf cluster/config.py",
     ),
     (
         "CFG-ROBOT-IP",
         "error",
-        "A robot IP is a placeholder RLinf rejects at start",
+        Text("A robot IP is a placeholder RLinf rejects at start"),
         "RLinf hardware/robots",
     ),
     (
         "CFG-INTERPRETER-PLACEHOLDER",
         "error",
-        "python_interpreter_path is a /path/to placeholder",
+        Text("python_interpreter_path is a /path/to placeholder"),
         "RLinf cluster/node.py",
     ),
     (
         "CFG-YAML-SEXAGESIMAL",
         "error",
-        "An unquoted H:M value is a YAML 1.1 base-60 integer (1:5 -> 65)",
+        Text("An unquoted H:M value is a YAML 1.1 base-60 integer (1:5 -> 65)"),
         "rlinf-cluster-spec §1.2",
     ),
-    ("CFG-UNRESOLVED", "warning", "An interpolation cannot be resolved here", "OmegaConf"),
-    ("CFG-NOT-COMPOSED", "warning", "The defaults list was not composed", "Hydra"),
+    ("CFG-UNRESOLVED", "warning", Text("An interpolation cannot be resolved here"), "OmegaConf"),
+    ("CFG-NOT-COMPOSED", "warning", Text("The defaults list was not composed"), "Hydra"),
     (
         "CFG-TASK-TYPE",
         "error",
-        "runner.task_type is not one RLinf supports (info when unset)",
+        Text("runner.task_type is not one RLinf supports (info when unset)"),
         "RLinf rlinf/config.py",
     ),
     (
         "PLC-PLACEMENT",
         "error",
-        "A component_placement entry fails RLinf's parser or strategies",
+        Text("A component_placement entry fails RLinf's parser or strategies"),
         "RLinf placement/*",
     ),
-    ("PLC-MODE", "info", "The execution mode, for information", "RLinf utils/placement.py"),
-    ("PLN-REJECTED", "error", "RLinf rejects the config, so nothing can be planned", "RLinf"),
+    ("PLC-MODE", "info", Text("The execution mode, for information"), "RLinf utils/placement.py"),
+    ("PLN-REJECTED", "error", Text("RLinf rejects the config, so nothing can be planned"), "RLinf"),
     (
         "PLN-GPU-LAYOUT",
         "warning",
-        "No smaller GPU request reproduces the placement",
+        Text("No smaller GPU request reproduces the placement"),
         "rlinf-cluster-spec §3.1",
     ),
     (
         "PLN-DEVICE-NAME",
         "warning",
-        "A robot's rlinf.io device resource name is unknown (error with an inventory that lacks it)",
+        Text(
+            "A robot's rlinf.io device resource name is unknown (error with an inventory that lacks it)"
+        ),
         "seeds/create-training-job",
     ),
     (
         "PLN-CLUSTER",
         "error",
-        "The target cluster is not in the inventory",
+        Text("The target cluster is not in the inventory"),
         "seeds/create-training-job",
     ),
-    ("JOB-SCHEMA", "error", "The Job does not match the jobs.rlark.io schema", "rlark-widgets CRD"),
+    (
+        "JOB-SCHEMA",
+        "error",
+        Text("The Job does not match the jobs.rlark.io schema"),
+        "rlark-widgets CRD",
+    ),
     (
         "SEC-SECRET",
         "error",
-        "A password, private key, token or storage key in env, scripts or YAML",
+        Text("A password, private key, token or storage key in env, scripts or YAML"),
         "seeds/create-training-job (保护敏感信息)",
     ),
     (
         "SEC-SSH-PRIVATE",
         "error",
-        "An SSH key that is a private key (only public keys belong in the Job)",
+        Text("An SSH key that is a private key (only public keys belong in the Job)"),
         "seeds/create-training-job",
     ),
 ]
 
 
-def catalogue() -> list[tuple[str, str, str, str]]:
+def catalogue(lang: str = "en") -> list[tuple[str, str, str, str]]:
+    """Every rule as (ID, severity, title in ``lang``, source), grouped by prefix."""
     registered = [(r.id, r.severity.value, r.title, r.source) for r in RULES]
-    return sorted(OTHER_RULES + registered, key=lambda r: (r[0].split("-")[0], r[0]))
+    rows = [(i, severity, t.render(lang), src) for i, severity, t, src in OTHER_RULES + registered]
+    return sorted(rows, key=lambda r: (r[0].split("-")[0], r[0]))
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -113,12 +123,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     rules.set_defaults(run=run_rules)
 
 
+def rules_text(markdown: bool = False, lang: str = "en") -> str:
+    """The catalogue as a terminal table, or as the README's markdown table."""
+    rows = catalogue(lang)
+    if not markdown:
+        return table(("rule", "severity", "checks"), [r[:3] for r in rows])
+    lines = ["| rule | severity | checks | source |", "|---|---|---|---|"]
+    lines += [
+        f"| {rule_id} | {severity} | {title} | {src} |" for rule_id, severity, title, src in rows
+    ]
+    return "\n".join(lines)
+
+
 def run_rules(args: argparse.Namespace) -> int:
-    rows = catalogue()
-    if args.markdown:
-        print("| rule | severity | checks | source |\n|---|---|---|---|")
-        for rule_id, severity, title, source in rows:
-            print(f"| {rule_id} | {severity} | {title} | {source} |")
-    else:
-        print(table(("rule", "severity", "checks"), [r[:3] for r in rows]))
+    print(rules_text(args.markdown, args.lang))
     return 0

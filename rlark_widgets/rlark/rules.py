@@ -3,7 +3,8 @@
 Each rule has an ID, a severity (errors block submission, warnings need a conscious yes, infos
 teach), a title and the seed passage or RLinf behaviour it rests on. A rule's check yields
 ``(path, message, fix)`` triples for the Job fields it concerns; :func:`evaluate` turns them into
-:class:`Finding` objects. CFG and PLC findings come from the importer (``rlinf/``); the
+:class:`Finding` objects. Titles, messages and fixes are :class:`Text`, rendered in the reader's
+language only when shown (Chinese in ``i18n/zh/rules.yaml``). CFG and PLC findings come from the importer (``rlinf/``); the
 secret scanner contributes the SEC rules.
 """
 
@@ -16,6 +17,7 @@ from functools import cached_property
 from pathlib import PurePosixPath
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from ..rlinf import ConfigReport
 from ..rlinf.ranks import format_ranks
 from .facts import RecordFacts
@@ -24,7 +26,7 @@ from .job import DEVICE_PREFIX, Job, Role
 from .node_needs import NodeNeeds, device_resource_for, node_needs
 from .outputs import output_key
 
-Hit = tuple[str, str, str]  # (path, message, fix)
+Hit = tuple[str, Text, Text]  # (path, message, fix)
 SEED_JOB = "seeds/create-training-job.zh.txt"
 SEED_FAQ = "seeds/rlinf-faq.zh.txt"
 SEED_RLARK = "seeds/rlark-and-rlinf.zh.txt"
@@ -90,7 +92,7 @@ class RuleContext:
 class Rule:
     id: str
     severity: Severity
-    title: str
+    title: Text
     source: str
     check: Callable[[RuleContext], Iterable[Hit]] = field(repr=False, compare=False)
 
@@ -99,7 +101,7 @@ RULES: list[Rule] = []
 CONTAINER = "template.spec.containers[0]"
 
 
-def rule(rule_id: str, severity: Severity, title: str, source: str):
+def rule(rule_id: str, severity: Severity, title: Text, source: str):
     def register(check: Callable[[RuleContext], Iterable[Hit]]):
         RULES.append(Rule(rule_id, severity, title, source, check))
         return check
@@ -119,7 +121,7 @@ def evaluate(ctx: RuleContext, rules: Iterable[Rule] | None = None) -> list[Find
 @rule(
     "PLN-WORKER-COUNT",
     Severity.ERROR,
-    "Workers of all roles add up to cluster.num_nodes",
+    Text("Workers of all roles add up to cluster.num_nodes"),
     f"{SEED_JOB} Step 1; {SPEC} §3.3",
 )
 def _worker_count(ctx: RuleContext):
@@ -129,23 +131,38 @@ def _worker_count(ctx: RuleContext):
     if total > wanted:
         yield (
             "spec.tasks",
-            f"The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf keeps "
-            f"the {wanted} lowest ranks and the other {total - wanted} Worker(s) hold resources idle.",
-            "Remove Workers (or narrow node selections) until they add up to num_nodes; do not change the verified config.",
+            Text(
+                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf keeps "
+                "the {wanted} lowest ranks and the other {extra} Worker(s) hold resources idle.",
+                total=total,
+                wanted=wanted,
+                extra=total - wanted,
+            ),
+            Text(
+                "Remove Workers (or narrow node selections) until they add up to num_nodes; do not change the verified config."
+            ),
         )
     elif total < wanted:
         yield (
             "spec.tasks",
-            f"The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf waits "
-            "forever for the missing Ray nodes.",
-            f"Add {wanted - total} Worker(s) so the roles add up to {wanted}.",
+            Text(
+                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf waits "
+                "forever for the missing Ray nodes.",
+                total=total,
+                wanted=wanted,
+            ),
+            Text(
+                "Add {missing} Worker(s) so the roles add up to {wanted}.",
+                missing=wanted - total,
+                wanted=wanted,
+            ),
         )
 
 
 @rule(
     "PLN-HEADER",
     Severity.ERROR,
-    "Exactly one Header role, with exactly one Worker",
+    Text("Exactly one Header role, with exactly one Worker"),
     f"{SEED_JOB} Step 2-3 (Header 角色必须只有 1 个 Worker)",
 )
 def _header(ctx: RuleContext):
@@ -153,28 +170,33 @@ def _header(ctx: RuleContext):
     if not heads:
         yield (
             "spec.tasks",
-            "No role is the Header: nothing starts the Ray head or runs the run script.",
-            "Mark the role whose single Worker can run the RLinf entry point as head: true.",
+            Text("No role is the Header: nothing starts the Ray head or runs the run script."),
+            Text("Mark the role whose single Worker can run the RLinf entry point as head: true."),
         )
     elif len(heads) > 1:
         yield (
             ctx.role_path(heads[1], "head"),
-            f"{len(heads)} roles are Headers: each would start its own Ray head.",
-            "Keep head: true on one role only.",
+            Text("{count} roles are Headers: each would start its own Ray head.", count=len(heads)),
+            Text("Keep head: true on one role only."),
         )
     for index in heads:
         if ctx.job.roles[index].replicas != 1:
             yield (
                 ctx.role_path(index, "replicas"),
-                f"The Header role has {ctx.job.roles[index].replicas} Workers: each would start a Ray head and run the run script.",
-                "Narrow its node selection to exactly 1 node, and move other Workers to another role.",
+                Text(
+                    "The Header role has {count} Workers: each would start a Ray head and run the run script.",
+                    count=ctx.job.roles[index].replicas,
+                ),
+                Text(
+                    "Narrow its node selection to exactly 1 node, and move other Workers to another role."
+                ),
             )
 
 
 @rule(
     "PLN-HEADER-RANK0",
     Severity.WARNING,
-    "The Header's Worker gets RLINF_NODE_RANK 0",
+    Text("The Header's Worker gets RLINF_NODE_RANK 0"),
     f"{SPEC} §3.2-3.3 (the driver's node must have a rank < num_nodes; managers run on rank 0)",
 )
 def _header_first(ctx: RuleContext):
@@ -182,16 +204,18 @@ def _header_first(ctx: RuleContext):
     if heads and heads[0] != 0:
         yield (
             ctx.role_path(heads[0]),
-            "The Header role is not first, so its Worker does not get RLINF_NODE_RANK 0, "
-            "where RLinf runs its driver and managers.",
-            "Move the Header role to the top of the role list.",
+            Text(
+                "The Header role is not first, so its Worker does not get RLINF_NODE_RANK 0, "
+                "where RLinf runs its driver and managers."
+            ),
+            Text("Move the Header role to the top of the role list."),
         )
 
 
 @rule(
     "PLN-GPU-COVER",
     Severity.ERROR,
-    "Each Worker's GPU request covers the GPUs placed on its node",
+    Text("Each Worker's GPU request covers the GPUs placed on its node"),
     f"{SPEC} §3.1 and §9 (GPUs needed = largest local index + 1)",
 )
 def _gpu_cover(ctx: RuleContext):
@@ -202,14 +226,28 @@ def _gpu_cover(ctx: RuleContext):
             need = ctx.needs[rank]
             yield (
                 ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                f"RLINF_NODE_RANK {rank} (role '{role.name}') needs {need.gpus} GPU(s) (processes use local "
-                f"GPUs {format_ranks(list(need.gpus_used))}) but the role requests {role.gpus}.",
-                f"Request at least {need.gpus} GPUs per Worker in role '{role.name}'.",
+                Text(
+                    "RLINF_NODE_RANK {rank} (role '{role}') needs {needed} GPU(s) (processes use local "
+                    "GPUs {used}) but the role requests {requested}.",
+                    rank=rank,
+                    role=role.name,
+                    needed=need.gpus,
+                    used=format_ranks(list(need.gpus_used)),
+                    requested=role.gpus,
+                ),
+                Text(
+                    "Request at least {needed} GPUs per Worker in role '{role}'.",
+                    needed=need.gpus,
+                    role=role.name,
+                ),
             )
 
 
 @rule(
-    "PLN-IDLE-GPU", Severity.INFO, "GPUs requested but used by no process are flagged", f"{SPEC} §9"
+    "PLN-IDLE-GPU",
+    Severity.INFO,
+    Text("GPUs requested but used by no process are flagged"),
+    f"{SPEC} §9",
 )
 def _idle_gpu(ctx: RuleContext):
     if ctx.needs is None:
@@ -220,15 +258,21 @@ def _idle_gpu(ctx: RuleContext):
             if idle:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                    f"RLINF_NODE_RANK {rank} requests GPU(s) {format_ranks(idle)} that no RLinf process uses.",
-                    "Lower the request if nothing else needs them (numbering starts at 0, so lower GPUs may still be needed).",
+                    Text(
+                        "RLINF_NODE_RANK {rank} requests GPU(s) {idle} that no RLinf process uses.",
+                        rank=rank,
+                        idle=format_ranks(idle),
+                    ),
+                    Text(
+                        "Lower the request if nothing else needs them (numbering starts at 0, so lower GPUs may still be needed)."
+                    ),
                 )
 
 
 @rule(
     "PLN-DEVICE-COVER",
     Severity.ERROR,
-    "Robot node groups get rlinf.io device resources on exactly those Workers",
+    Text("Robot node groups get rlinf.io device resources on exactly those Workers"),
     f"{SEED_JOB} (填写 GPU 和设备资源); {SPEC} §1.6",
 )
 def _device_cover(ctx: RuleContext):
@@ -244,21 +288,35 @@ def _device_cover(ctx: RuleContext):
             kinds = ", ".join(f"{n} x {t}" for t, n in uncovered)
             yield (
                 ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                f"RLINF_NODE_RANK {rank} (role '{role.name}') carries {kinds} but requests no rlinf.io/device-* resource for it.",
-                "Add the cluster's device resource for the robot (ask the admin for its exact name).",
+                Text(
+                    "RLINF_NODE_RANK {rank} (role '{role}') carries {kinds} but requests no rlinf.io/device-* resource for it.",
+                    rank=rank,
+                    role=role.name,
+                    kinds=kinds,
+                ),
+                Text(
+                    "Add the cluster's device resource for the robot (ask the admin for its exact name)."
+                ),
             )
         if devices and not robots:
             yield (
                 ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                f"RLINF_NODE_RANK {rank} (role '{role.name}') requests {', '.join(sorted(devices))} but no robot is configured on that rank.",
-                "Request device resources only on the Workers whose node group declares the robot.",
+                Text(
+                    "RLINF_NODE_RANK {rank} (role '{role}') requests {devices} but no robot is configured on that rank.",
+                    rank=rank,
+                    role=role.name,
+                    devices=", ".join(sorted(devices)),
+                ),
+                Text(
+                    "Request device resources only on the Workers whose node group declares the robot."
+                ),
             )
 
 
 @rule(
     "PLN-ENV-COVER",
     Severity.WARNING,
-    "Workers carry their node group's env_configs variables",
+    Text("Workers carry their node group's env_configs variables"),
     f"{SPEC} §1.4",
 )
 def _env_cover(ctx: RuleContext):
@@ -270,15 +328,22 @@ def _env_cover(ctx: RuleContext):
             if missing:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
-                    f"RLINF_NODE_RANK {rank} has env_configs variables {', '.join(missing)} that role '{role.name}' does not set.",
-                    "RLinf applies them only to workers placed through that node group; set them on the role if the node needs them before Ray starts.",
+                    Text(
+                        "RLINF_NODE_RANK {rank} has env_configs variables {variables} that role '{role}' does not set.",
+                        rank=rank,
+                        variables=", ".join(missing),
+                        role=role.name,
+                    ),
+                    Text(
+                        "RLinf applies them only to workers placed through that node group; set them on the role if the node needs them before Ray starts."
+                    ),
                 )
 
 
 @rule(
     "PLN-CONTROLLER",
     Severity.INFO,
-    "Nodes needed only by a robot controller still count",
+    Text("Nodes needed only by a robot controller still count"),
     f"{SPEC} §1.6 (controller_node_rank)",
 )
 def _controller(ctx: RuleContext):
@@ -288,16 +353,19 @@ def _controller(ctx: RuleContext):
         if need.controller_only:
             yield (
                 "spec.tasks",
-                f"RLINF_NODE_RANK {need.node_rank} runs no RLinf component but hosts a robot controller "
-                "(controller_node_rank); its Worker is still required.",
-                "Keep its Worker in the plan.",
+                Text(
+                    "RLINF_NODE_RANK {rank} runs no RLinf component but hosts a robot controller "
+                    "(controller_node_rank); its Worker is still required.",
+                    rank=need.node_rank,
+                ),
+                Text("Keep its Worker in the plan."),
             )
 
 
 @rule(
     "PLN-SHARED-NODES",
     Severity.WARNING,
-    "Roles that select the same nodes still each create Workers",
+    Text("Roles that select the same nodes still each create Workers"),
     f"{SEED_FAQ} (多个角色选择同一批节点); {SEED_JOB}",
 )
 def _shared_nodes(ctx: RuleContext):
@@ -308,9 +376,17 @@ def _shared_nodes(ctx: RuleContext):
             other = ctx.job.roles[seen[key]]
             yield (
                 ctx.role_path(index, "template.spec.nodeSelector"),
-                f"Roles '{other.name}' and '{role.name}' select the same nodes; each still creates its own Workers "
-                f"({other.replicas} + {role.replicas}), with their own resources and node ranks.",
-                "That is right only if the config needs that many Ray nodes (3 roles x 4 nodes = 12 Workers).",
+                Text(
+                    "Roles '{other}' and '{role}' select the same nodes; each still creates its own Workers "
+                    "({other_workers} + {role_workers}), with their own resources and node ranks.",
+                    other=other.name,
+                    role=role.name,
+                    other_workers=other.replicas,
+                    role_workers=role.replicas,
+                ),
+                Text(
+                    "That is right only if the config needs that many Ray nodes (3 roles x 4 nodes = 12 Workers)."
+                ),
             )
         seen.setdefault(key, index)
 
@@ -318,7 +394,7 @@ def _shared_nodes(ctx: RuleContext):
 @rule(
     "PLN-ROLE-NAME",
     Severity.INFO,
-    "A role named like an RLinf component places nothing",
+    Text("A role named like an RLinf component places nothing"),
     f"{SEED_RLARK} (角色名称不是 RLinf 组件放置规则)",
 )
 def _role_name_component(ctx: RuleContext):
@@ -331,9 +407,12 @@ def _role_name_component(ctx: RuleContext):
         if role.name.lower() in components:
             yield (
                 ctx.role_path(index, "name"),
-                f"Role '{role.name}' shares a name with an RLinf component, but a role name starts no component: "
-                "component_placement decides where components run.",
-                "Keep the name if it helps you; it changes nothing.",
+                Text(
+                    "Role '{role}' shares a name with an RLinf component, but a role name starts no component: "
+                    "component_placement decides where components run.",
+                    role=role.name,
+                ),
+                Text("Keep the name if it helps you; it changes nothing."),
             )
 
 
@@ -341,7 +420,7 @@ def _role_name_component(ctx: RuleContext):
 @rule(
     "JOB-NAME",
     Severity.ERROR,
-    "Job name: 1-63 lower-case letters, digits or '-', no '-' at either end",
+    Text("Job name: 1-63 lower-case letters, digits or '-', no '-' at either end"),
     f"{SEED_JOB} Step 1",
 )
 def _job_name(ctx: RuleContext):
@@ -351,27 +430,34 @@ def _job_name(ctx: RuleContext):
         )
         yield (
             "metadata.name",
-            f"'{ctx.job.name}' is not a valid Job name.",
-            f"Use e.g. '{fixed}'.",
+            Text("'{name}' is not a valid Job name.", name=ctx.job.name),
+            Text("Use e.g. '{fixed}'.", fixed=fixed),
         )
 
 
 @rule(
     "JOB-ROLE-NAME",
     Severity.ERROR,
-    "Role names are non-empty and unique ignoring case",
+    Text("Role names are non-empty and unique ignoring case"),
     f"{SEED_JOB} Step 1",
 )
 def _role_names(ctx: RuleContext):
     seen: set[str] = set()
     for index, role in enumerate(ctx.job.roles):
         if not role.name.strip():
-            yield (ctx.role_path(index, "name"), "A role has no name.", "Name every role.")
+            yield (
+                ctx.role_path(index, "name"),
+                Text("A role has no name."),
+                Text("Name every role."),
+            )
         elif role.name.lower() in seen:
             yield (
                 ctx.role_path(index, "name"),
-                f"Role name '{role.name}' repeats another role's name (ignoring case).",
-                "Give each role its own name.",
+                Text(
+                    "Role name '{role}' repeats another role's name (ignoring case).",
+                    role=role.name,
+                ),
+                Text("Give each role its own name."),
             )
         seen.add(role.name.lower())
 
@@ -379,7 +465,7 @@ def _role_names(ctx: RuleContext):
 @rule(
     "JOB-SELECTOR-EMPTY",
     Severity.ERROR,
-    "Every role has a node selection",
+    Text("Every role has a node selection"),
     f"{SEED_JOB} Step 2 (选择集群和节点)",
 )
 def _selector_empty(ctx: RuleContext):
@@ -387,15 +473,20 @@ def _selector_empty(ctx: RuleContext):
         if not role.node_selector:
             yield (
                 ctx.role_path(index, "template.spec.nodeSelector"),
-                f"Role '{role.name}' has no node selection: its Workers could land on any node, in any cluster.",
-                "Add at least one label that confines the role to the target cluster (ask the admin for it).",
+                Text(
+                    "Role '{role}' has no node selection: its Workers could land on any node, in any cluster.",
+                    role=role.name,
+                ),
+                Text(
+                    "Add at least one label that confines the role to the target cluster (ask the admin for it)."
+                ),
             )
 
 
 @rule(
     "JOB-SELECTOR-CLUSTER",
     Severity.WARNING,
-    "The node selection stays inside the target cluster",
+    Text("The node selection stays inside the target cluster"),
     f"{SEED_JOB} Step 2 (选择集群并不能限定任务运行位置)",
 )
 def _selector_cluster(ctx: RuleContext):
@@ -406,33 +497,50 @@ def _selector_cluster(ctx: RuleContext):
             if CLUSTER_LABEL not in role.node_selector:
                 yield (
                     ctx.role_path(index, "template.spec.nodeSelector"),
-                    f"Role '{role.name}' has no {CLUSTER_LABEL} label, and without an inventory nobody has checked "
-                    "that its labels match only the target cluster.",
-                    "Add the cluster label, or check the selection against the inventory (--inventory).",
+                    Text(
+                        "Role '{role}' has no {label} label, and without an inventory nobody has checked "
+                        "that its labels match only the target cluster.",
+                        role=role.name,
+                        label=CLUSTER_LABEL,
+                    ),
+                    Text(
+                        "Add the cluster label, or check the selection against the inventory (--inventory)."
+                    ),
                 )
             continue
         clusters = sorted({n.cluster or "?" for n in ctx.inventory.matching(role.node_selector)})
         target = ctx.target_cluster or role.node_selector.get(CLUSTER_LABEL)
         if target:
             outside = [c for c in clusters if c != target]
-            message = f"Role '{role.name}' also matches nodes outside cluster '{target}': {', '.join(outside)}."
+            message = Text(
+                "Role '{role}' also matches nodes outside cluster '{target}': {outside}.",
+                role=role.name,
+                target=target,
+                outside=", ".join(outside),
+            )
         else:
             outside = clusters if len(clusters) > 1 else []
-            message = (
-                f"Role '{role.name}' matches nodes of several clusters ({', '.join(outside)})."
+            message = Text(
+                "Role '{role}' matches nodes of several clusters ({clusters}).",
+                role=role.name,
+                clusters=", ".join(outside),
             )
         if outside:
             yield (
                 ctx.role_path(index, "template.spec.nodeSelector"),
                 message,
-                f"Add {CLUSTER_LABEL}={target or '<cluster>'} (or another label only the target cluster has).",
+                Text(
+                    "Add {label}={target} (or another label only the target cluster has).",
+                    label=CLUSTER_LABEL,
+                    target=target or "<cluster>",
+                ),
             )
 
 
 @rule(
     "JOB-SELECTOR-COUNT",
     Severity.WARNING,
-    "A role's matched node count equals its Workers (the Header's is 1)",
+    Text("A role's matched node count equals its Workers (the Header's is 1)"),
     f"{SEED_JOB} Step 2 (核对已选节点数)",
 )
 def _selector_count(ctx: RuleContext):
@@ -445,16 +553,23 @@ def _selector_count(ctx: RuleContext):
         if len(matched) != role.replicas:
             yield (
                 ctx.role_path(index, "template.spec.nodeSelector"),
-                f"Role '{role.name}' matches {len(matched)} node(s) but plans {role.replicas} Worker(s); the console "
-                f"creates one Worker per matched node, so it would create {len(matched)}.",
-                "Narrow or widen the labels (ask the admin for labels that match exactly these nodes).",
+                Text(
+                    "Role '{role}' matches {matched} node(s) but plans {planned} Worker(s); the console "
+                    "creates one Worker per matched node, so it would create {matched}.",
+                    role=role.name,
+                    matched=len(matched),
+                    planned=role.replicas,
+                ),
+                Text(
+                    "Narrow or widen the labels (ask the admin for labels that match exactly these nodes)."
+                ),
             )
 
 
 @rule(
     "JOB-SELECTOR-MULTI",
     Severity.ERROR,
-    "One value per label key in a node selection",
+    Text("One value per label key in a node selection"),
     f"{SEED_JOB} Step 2",
 )
 def _selector_multi(ctx: RuleContext):
@@ -463,15 +578,21 @@ def _selector_multi(ctx: RuleContext):
             if "," in value or "|" in value or " " in value.strip():
                 yield (
                     ctx.role_path(index, f"template.spec.nodeSelector.{key}"),
-                    f"'{key}={value}' looks like several values for one key; a node selector holds exactly one value per key.",
-                    "Use a single value, or ask the admin for a label shared by the nodes you want.",
+                    Text(
+                        "'{key}={value}' looks like several values for one key; a node selector holds exactly one value per key.",
+                        key=key,
+                        value=value,
+                    ),
+                    Text(
+                        "Use a single value, or ask the admin for a label shared by the nodes you want."
+                    ),
                 )
 
 
 @rule(
     "JOB-GPU-CAPACITY",
     Severity.WARNING,
-    "GPU requests are backed by known capacity",
+    Text("GPU requests are backed by known capacity"),
     f"{SEED_JOB} (没有显示可用上限时 ... 先填 0)",
 )
 def _gpu_capacity(ctx: RuleContext):
@@ -481,23 +602,34 @@ def _gpu_capacity(ctx: RuleContext):
         if ctx.inventory is None:
             yield (
                 ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                f"Role '{role.name}' requests {role.gpus} GPU(s) per Worker, but no inventory says the nodes have them.",
-                "Confirm the matched nodes' GPUs with the admin, or check against an inventory (--inventory).",
+                Text(
+                    "Role '{role}' requests {gpus} GPU(s) per Worker, but no inventory says the nodes have them.",
+                    role=role.name,
+                    gpus=role.gpus,
+                ),
+                Text(
+                    "Confirm the matched nodes' GPUs with the admin, or check against an inventory (--inventory)."
+                ),
             )
             continue
         short = [n.name for n in ctx.inventory.matching(role.node_selector) if n.gpus < role.gpus]
         if short:
             yield (
                 ctx.role_path(index, f"{CONTAINER}.resources.limits"),
-                f"Role '{role.name}' requests {role.gpus} GPU(s) per Worker but node(s) {', '.join(short[:5])} have fewer.",
-                "Lower the request or select nodes with enough GPUs.",
+                Text(
+                    "Role '{role}' requests {gpus} GPU(s) per Worker but node(s) {nodes} have fewer.",
+                    role=role.name,
+                    gpus=role.gpus,
+                    nodes=", ".join(short[:5]),
+                ),
+                Text("Lower the request or select nodes with enough GPUs."),
             )
 
 
 @rule(
     "JOB-IMAGE",
     Severity.ERROR,
-    "Every role has an image, never :latest",
+    Text("Every role has an image, never :latest"),
     f"{SEED_JOB} (选择镜像版本和执行入口)",
 )
 def _image(ctx: RuleContext):
@@ -507,23 +639,30 @@ def _image(ctx: RuleContext):
         if not image:
             yield (
                 path,
-                f"Role '{role.name}' has no image.",
-                "Give the image your team verified, e.g. registry.example.com/rlinf:v0.3.0-cuda12.4.",
+                Text("Role '{role}' has no image.", role=role.name),
+                Text(
+                    "Give the image your team verified, e.g. registry.example.com/rlinf:v0.3.0-cuda12.4."
+                ),
             )
         elif "@" not in image and (
             image.endswith(":latest") or ":" not in image.rsplit("/", 1)[-1]
         ):
             yield (
                 path,
-                f"'{image}' is (or defaults to) the latest tag, which can point at different content tomorrow.",
-                "Use an explicit version tag, or a digest (@sha256:...) to reproduce exactly.",
+                Text(
+                    "'{image}' is (or defaults to) the latest tag, which can point at different content tomorrow.",
+                    image=image,
+                ),
+                Text(
+                    "Use an explicit version tag, or a digest (@sha256:...) to reproduce exactly."
+                ),
             )
 
 
 @rule(
     "JOB-IMAGE-DIGEST",
     Severity.INFO,
-    "A digest pins the exact image content",
+    Text("A digest pins the exact image content"),
     f"{SEED_FAQ} (镜像 tag 和 digest)",
 )
 def _image_digest(ctx: RuleContext):
@@ -532,15 +671,17 @@ def _image_digest(ctx: RuleContext):
         index = next(i for i, r in enumerate(ctx.job.roles) if r.image == image)
         yield (
             ctx.role_path(index, f"{CONTAINER}.image"),
-            f"'{image}' is a tag: it may point at other content later.",
-            "To reproduce or compare runs, record the digest the tag points at today (the run record asks for it).",
+            Text("'{image}' is a tag: it may point at other content later.", image=image),
+            Text(
+                "To reproduce or compare runs, record the digest the tag points at today (the run record asks for it)."
+            ),
         )
 
 
 @rule(
     "JOB-IMAGE-MIXED",
     Severity.WARNING,
-    "Roles use one image (Ray and Python must match)",
+    Text("Roles use one image (Ray and Python must match)"),
     f"{SEED_JOB} Step 2",
 )
 def _image_mixed(ctx: RuleContext):
@@ -548,15 +689,21 @@ def _image_mixed(ctx: RuleContext):
     if len(images) > 1:
         yield (
             "spec.tasks",
-            f"Roles use {len(images)} different images ({', '.join(images)}).",
-            "Use one image, or confirm Ray, Python, RLinf and driver versions match across them.",
+            Text(
+                "Roles use {count} different images ({images}).",
+                count=len(images),
+                images=", ".join(images),
+            ),
+            Text(
+                "Use one image, or confirm Ray, Python, RLinf and driver versions match across them."
+            ),
         )
 
 
 @rule(
     "JOB-ENTRYPOINT",
     Severity.INFO,
-    "RLark replaces the image's command: activation goes in the prepare script",
+    Text("RLark replaces the image's command: activation goes in the prepare script"),
     f"{SEED_JOB} (RLark 会替换镜像 ENTRYPOINT)",
 )
 def _entrypoint(ctx: RuleContext):
@@ -564,26 +711,31 @@ def _entrypoint(ctx: RuleContext):
         if not role.prepare_script.strip():
             yield (
                 ctx.role_path(index, "prepareScript"),
-                f"Role '{role.name}' has no prepare script. RLark starts Ray with its own command, so nothing from the "
-                "image's ENTRYPOINT runs; the image needs bash, ray and python on PATH.",
-                "Put environment activation (e.g. source /opt/venv/bin/activate) in the prepare script.",
+                Text(
+                    "Role '{role}' has no prepare script. RLark starts Ray with its own command, so nothing from the "
+                    "image's ENTRYPOINT runs; the image needs bash, ray and python on PATH.",
+                    role=role.name,
+                ),
+                Text(
+                    "Put environment activation (e.g. source /opt/venv/bin/activate) in the prepare script."
+                ),
             )
 
 
-@rule("JOB-RUN-SCRIPT", Severity.ERROR, "The run script is not empty", f"{SEED_JOB} Step 3")
+@rule("JOB-RUN-SCRIPT", Severity.ERROR, Text("The run script is not empty"), f"{SEED_JOB} Step 3")
 def _run_script(ctx: RuleContext):
     if not ctx.job.run_script.strip():
         yield (
             "spec.runScript",
-            "The run script is empty: the Header would start Ray and run nothing.",
-            "Change to the code directory and start the RLinf entry point with your config.",
+            Text("The run script is empty: the Header would start Ray and run nothing."),
+            Text("Change to the code directory and start the RLinf entry point with your config."),
         )
 
 
 @rule(
     "JOB-RUN-SCRIPT-CD",
     Severity.WARNING,
-    "The run script changes directory explicitly",
+    Text("The run script changes directory explicitly"),
     f"{SEED_JOB} Step 3",
 )
 def _run_script_cd(ctx: RuleContext):
@@ -591,15 +743,15 @@ def _run_script_cd(ctx: RuleContext):
     if script.strip() and not CD_TARGET.search(_code_lines(script)):
         yield (
             "spec.runScript",
-            "The run script never runs `cd`, so it depends on the image's working directory.",
-            "Start with e.g. `cd /workspace/RLinf`.",
+            Text("The run script never runs `cd`, so it depends on the image's working directory."),
+            Text("Start with e.g. `cd /workspace/RLinf`."),
         )
 
 
 @rule(
     "JOB-RUN-SCRIPT-RAY",
     Severity.WARNING,
-    "The run script re-checks that all Ray nodes joined",
+    Text("The run script re-checks that all Ray nodes joined"),
     f"{SEED_JOB} Step 3 (集群检查出现警告后，运行脚本仍可能执行)",
 )
 def _run_script_ray(ctx: RuleContext):
@@ -607,32 +759,40 @@ def _run_script_ray(ctx: RuleContext):
     if script.strip() and not RAY_CHECK.search(_code_lines(script)):
         yield (
             "spec.runScript",
-            "The run script does not check that every Ray node joined; the platform's check may "
-            "only warn, and training would start short of nodes.",
-            "Wait for len(ray.nodes()) alive == num_nodes (with a timeout) and exit non-zero otherwise.",
+            Text(
+                "The run script does not check that every Ray node joined; the platform's check may "
+                "only warn, and training would start short of nodes."
+            ),
+            Text(
+                "Wait for len(ray.nodes()) alive == num_nodes (with a timeout) and exit non-zero otherwise."
+            ),
         )
 
 
 @rule(
     "JOB-RUN-SCRIPT-ENTRY",
     Severity.ERROR,
-    "The run script names the RLinf entry script",
+    Text("The run script names the RLinf entry script"),
     f"{SEED_JOB} Step 3 (明确写入工作目录切换和启动命令)",
 )
 def _run_script_entry(ctx: RuleContext):
     if "REPLACE_WITH_RLINF_ENTRY_SCRIPT" in _code_lines(ctx.job.run_script):
         yield (
             "spec.runScript",
-            "The run script still has the ENTRY placeholder: no single RLinf entry script is known for this "
-            "task type, so the command would fail.",
-            "Set ENTRY to your launcher's Python entry script (the one your RLinf run command calls).",
+            Text(
+                "The run script still has the ENTRY placeholder: no single RLinf entry script is known for this "
+                "task type, so the command would fail."
+            ),
+            Text(
+                "Set ENTRY to your launcher's Python entry script (the one your RLinf run command calls)."
+            ),
         )
 
 
 @rule(
     "JOB-MOUNT-PATH",
     Severity.ERROR,
-    "Mount paths and hostPath sources are absolute",
+    Text("Mount paths and hostPath sources are absolute"),
     f"{SEED_JOB} (添加存储挂载)",
 )
 def _mount_paths(ctx: RuleContext):
@@ -641,21 +801,21 @@ def _mount_paths(ctx: RuleContext):
             if not mount.mount_path.startswith("/"):
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}].mountPath"),
-                    f"Mount path '{mount.mount_path}' is not absolute.",
-                    "Use an absolute container path such as /mnt/output.",
+                    Text("Mount path '{path}' is not absolute.", path=mount.mount_path),
+                    Text("Use an absolute container path such as /mnt/output."),
                 )
             if mount.kind == "hostPath" and not mount.source.startswith("/"):
                 yield (
                     ctx.role_path(index, f"template.spec.volumes[{m_index}].hostPath.path"),
-                    f"hostPath source '{mount.source}' is not absolute.",
-                    "Use the absolute directory on the node.",
+                    Text("hostPath source '{source}' is not absolute.", source=mount.source),
+                    Text("Use the absolute directory on the node."),
                 )
 
 
 @rule(
     "JOB-MOUNT-SHADOW",
     Severity.WARNING,
-    "Mounts do not hide the code or config directory",
+    Text("Mounts do not hide the code or config directory"),
     f"{SEED_JOB} Step 4",
 )
 def _mount_shadow(ctx: RuleContext):
@@ -670,8 +830,12 @@ def _mount_shadow(ctx: RuleContext):
                 if path == target or target in path.parents:
                     yield (
                         ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}].mountPath"),
-                        f"Mount at {mount.mount_path} hides {path} from the image (the run script uses it).",
-                        "Mount somewhere else, e.g. /mnt/<name>, and point the config there.",
+                        Text(
+                            "Mount at {mount} hides {hidden} from the image (the run script uses it).",
+                            mount=mount.mount_path,
+                            hidden=str(path),
+                        ),
+                        Text("Mount somewhere else, e.g. /mnt/<name>, and point the config there."),
                     )
                     break
 
@@ -679,7 +843,7 @@ def _mount_shadow(ctx: RuleContext):
 @rule(
     "JOB-HOSTPATH",
     Severity.WARNING,
-    "hostPath sources exist on every node a role may land on",
+    Text("hostPath sources exist on every node a role may land on"),
     f"{SEED_JOB} (主机目录)",
 )
 def _hostpath(ctx: RuleContext):
@@ -688,16 +852,33 @@ def _hostpath(ctx: RuleContext):
             if mount.kind == "hostPath":
                 yield (
                     ctx.role_path(index, f"template.spec.volumes[{m_index}].hostPath.path"),
-                    f"{mount.source} must exist, with the same content and permissions, on every node role "
-                    f"'{role.name}' may land on; it is not copied between nodes.",
-                    "Prepare the directory on every matched node, or use object storage for shared data.",
+                    Text(
+                        "{source} must exist, with the same content and permissions, on every node role "
+                        "'{role}' may land on; it is not copied between nodes.",
+                        source=mount.source,
+                        role=role.name,
+                    ),
+                    Text(
+                        "Prepare the directory on every matched node, or use object storage for shared data."
+                    ),
                 )
+
+
+def _unknown_storage_class(source: str, known: tuple[str, ...]) -> Text:
+    """Two whole sentences: 'none' is a word to translate, not a value."""
+    if not known:
+        return Text("StorageClass '{source}' is not in the inventory (none).", source=source)
+    return Text(
+        "StorageClass '{source}' is not in the inventory ({known}).",
+        source=source,
+        known=", ".join(known),
+    )
 
 
 @rule(
     "JOB-STORAGE-SOURCE",
     Severity.ERROR,
-    "Object storage is a StorageClass, never a bucket, key or local path",
+    Text("Object storage is a StorageClass, never a bucket, key or local path"),
     f"{SEED_JOB} (对象存储通过 StorageClass 连接存储桶)",
 )
 def _storage_source(ctx: RuleContext):
@@ -709,21 +890,26 @@ def _storage_source(ctx: RuleContext):
             if re.search(r"://|[/\\~]|^[A-Za-z]:", mount.source):
                 yield (
                     path,
-                    f"'{mount.source}' looks like a bucket, object key or local path, not a StorageClass.",
-                    "Choose a StorageClass of the target cluster (ask the admin to create one for a new bucket).",
+                    Text(
+                        "'{source}' looks like a bucket, object key or local path, not a StorageClass.",
+                        source=mount.source,
+                    ),
+                    Text(
+                        "Choose a StorageClass of the target cluster (ask the admin to create one for a new bucket)."
+                    ),
                 )
             elif ctx.inventory is not None and mount.source not in ctx.inventory.storage_classes:
                 yield (
                     path,
-                    f"StorageClass '{mount.source}' is not in the inventory ({', '.join(ctx.inventory.storage_classes) or 'none'}).",
-                    "Choose one of the cluster's StorageClasses.",
+                    _unknown_storage_class(mount.source, ctx.inventory.storage_classes),
+                    Text("Choose one of the cluster's StorageClasses."),
                 )
 
 
 @rule(
     "JOB-CHECKPOINT-PERSIST",
     Severity.WARNING,
-    "Checkpoints and logs are written under a persistent mount",
+    Text("Checkpoints and logs are written under a persistent mount"),
     f"{SEED_JOB} (训练程序必须使用容器内挂载路径); {SPEC} §5",
 )
 def _checkpoints(ctx: RuleContext):
@@ -748,22 +934,33 @@ def _checkpoints(ctx: RuleContext):
         if lacking:
             yield (
                 "spec.runScript",
-                f"{key} is '{value}', outside the mounts of role(s) {', '.join(lacking)}: checkpoints and logs "
-                "written there are lost when the Pod is recreated.",
-                f"Mount persistent storage in every role (e.g. at /mnt/output) and pass {key}=/mnt/output/<job> in the run script.",
+                Text(
+                    "{key} is '{value}', outside the mounts of role(s) {roles}: checkpoints and logs "
+                    "written there are lost when the Pod is recreated.",
+                    key=key,
+                    value=value,
+                    roles=", ".join(lacking),
+                ),
+                Text(
+                    "Mount persistent storage in every role (e.g. at /mnt/output) and pass {key}=/mnt/output/<job> in the run script.",
+                    key=key,
+                ),
             )
         elif ctx.job.total_workers > 1 and not shared:
             yield (
                 "spec.runScript",
-                f"{key} is on a node-local mount, but several Workers write checkpoint shards.",
-                "Use shared (object) storage that every Worker and the Header can read.",
+                Text(
+                    "{key} is on a node-local mount, but several Workers write checkpoint shards.",
+                    key=key,
+                ),
+                Text("Use shared (object) storage that every Worker and the Header can read."),
             )
 
 
 @rule(
     "JOB-ENV-RESERVED",
     Severity.ERROR,
-    "Platform-reserved environment names are refused",
+    Text("Platform-reserved environment names are refused"),
     f"{SEED_JOB} (平台保留名称); DESIGN.md §3",
 )
 def _env_reserved(ctx: RuleContext):
@@ -772,15 +969,18 @@ def _env_reserved(ctx: RuleContext):
             if name in RESERVED_ENV or name.startswith(RESERVED_ENV_PREFIXES):
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
-                    f"{name} is set by RLark on every Worker (RLINF_NODE_RANK = role order x worker index); a role must not set it.",
-                    f"Remove {name} from role '{role.name}'.",
+                    Text(
+                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = role order x worker index); a role must not set it.",
+                        name=name,
+                    ),
+                    Text("Remove {name} from role '{role}'.", name=name, role=role.name),
                 )
 
 
 @rule(
     "JOB-ENV-ROBOT",
     Severity.WARNING,
-    "ROBOT_IP-style variables create robots on any node",
+    Text("ROBOT_IP-style variables create robots on any node"),
     f"{SPEC} §1.6 (RobotAutoConfig)",
 )
 def _env_robot(ctx: RuleContext):
@@ -797,31 +997,39 @@ def _env_robot(ctx: RuleContext):
             if name in ROBOT_ENV and index not in robot_roles:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
-                    f"{name} on role '{role.name}' makes RLinf's RobotAutoConfig fill or even create robots on every one of its Workers.",
-                    "Put robot addresses in the config's hardware section, or set the variable only where that robot is cabled.",
+                    Text(
+                        "{name} on role '{role}' makes RLinf's RobotAutoConfig fill or even create robots on every one of its Workers.",
+                        name=name,
+                        role=role.name,
+                    ),
+                    Text(
+                        "Put robot addresses in the config's hardware section, or set the variable only where that robot is cabled."
+                    ),
                 )
 
 
 @rule(
     "JOB-NO-CPU-MEMORY",
     Severity.INFO,
-    "RLark has no CPU, memory or /dev/shm fields",
+    Text("RLark has no CPU, memory or /dev/shm fields"),
     f"{SEED_JOB} (创建页面不能填写 CPU、内存或 /dev/shm)",
 )
 def _no_cpu_memory(ctx: RuleContext):
     if ctx.job.roles:
         yield (
             "spec.tasks",
-            "The Job cannot request CPU, memory or /dev/shm; RLinf simulators and Ray object stores "
-            "often need plenty of both.",
-            "Confirm with the platform admin how these are provided before relying on them.",
+            Text(
+                "The Job cannot request CPU, memory or /dev/shm; RLinf simulators and Ray object stores "
+                "often need plenty of both."
+            ),
+            Text("Confirm with the platform admin how these are provided before relying on them."),
         )
 
 
 @rule(
     "JOB-TENSORBOARD",
     Severity.WARNING,
-    "The TensorBoard directory is under a mount",
+    Text("The TensorBoard directory is under a mount"),
     f"{SEED_JOB} Step 3; {SEED_FAQ}",
 )
 def _tensorboard(ctx: RuleContext):
@@ -832,9 +1040,12 @@ def _tensorboard(ctx: RuleContext):
     if not any(_covers(m.mount_path, path) for r in ctx.job.roles if r.head for m in r.mounts):
         yield (
             "spec.tensorboard.logDir",
-            f"{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
-            "reads it from the Header's Pod.",
-            "Use a directory under the Header's output mount.",
+            Text(
+                "{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
+                "reads it from the Header's Pod.",
+                logdir=logdir,
+            ),
+            Text("Use a directory under the Header's output mount."),
         )
 
 
@@ -842,7 +1053,7 @@ def _tensorboard(ctx: RuleContext):
 @rule(
     "RES-NO-AUTO-RESUME",
     Severity.INFO,
-    "Stopping and starting again does not resume",
+    Text("Stopping and starting again does not resume"),
     f"{SEED_FAQ} (停止后再次启动任务)",
 )
 def _no_auto_resume(ctx: RuleContext):
@@ -850,16 +1061,20 @@ def _no_auto_resume(ctx: RuleContext):
     if ctx.report is not None and not resumes and not ctx.report.config.get("runner.resume_dir"):
         yield (
             "spec.runScript",
-            "A restart recreates every Pod and Ray process and trains from scratch: nothing resumes "
-            "unless the RLinf command reads a persisted checkpoint.",
-            "To resume, pass runner.resume_dir=<mount>/.../checkpoints/global_step_N in the run script.",
+            Text(
+                "A restart recreates every Pod and Ray process and trains from scratch: nothing resumes "
+                "unless the RLinf command reads a persisted checkpoint."
+            ),
+            Text(
+                "To resume, pass runner.resume_dir=<mount>/.../checkpoints/global_step_N in the run script."
+            ),
         )
 
 
 @rule(
     "RES-RESUME-DIR",
     Severity.ERROR,
-    "runner.resume_dir names a persisted global_step_N",
+    Text("runner.resume_dir names a persisted global_step_N"),
     f"{SPEC} §5 (resume_dir); {SEED_FAQ}",
 )
 def _resume_dir(ctx: RuleContext):
@@ -874,22 +1089,28 @@ def _resume_dir(ctx: RuleContext):
         if task_type != "reasoning":
             yield (
                 "spec.runScript",
-                "resume_dir 'auto' is accepted only by RLinf's reasoning runner.",
-                "Name the checkpoint directory: .../checkpoints/global_step_N.",
+                Text("resume_dir 'auto' is accepted only by RLinf's reasoning runner."),
+                Text("Name the checkpoint directory: .../checkpoints/global_step_N."),
             )
         return
     path = PurePosixPath(str(value).strip("'\""))
     if not re.fullmatch(r"global_step_\d+", path.name):
         yield (
             "spec.runScript",
-            f"runner.resume_dir '{value}' does not end in global_step_<N>; RLinf parses the step from it.",
-            "Point it at .../checkpoints/global_step_N (the directory holding actor/).",
+            Text(
+                "runner.resume_dir '{value}' does not end in global_step_<N>; RLinf parses the step from it.",
+                value=value,
+            ),
+            Text("Point it at .../checkpoints/global_step_N (the directory holding actor/)."),
         )
     if not any(_covers(m.mount_path, path) for r in ctx.job.roles for m in r.mounts):
         yield (
             "spec.runScript",
-            f"runner.resume_dir '{value}' is not under a mount, so no Worker can read the checkpoint.",
-            "Mount the storage that holds the checkpoint and use its container path.",
+            Text(
+                "runner.resume_dir '{value}' is not under a mount, so no Worker can read the checkpoint.",
+                value=value,
+            ),
+            Text("Mount the storage that holds the checkpoint and use its container path."),
         )
 
 
@@ -897,22 +1118,24 @@ def _resume_dir(ctx: RuleContext):
 @rule(
     "REC-RLINF-COMMIT",
     Severity.WARNING,
-    "The run record names the exact RLinf commit",
+    Text("The run record names the exact RLinf commit"),
     f"{SEED_RLARK} (为本次运行记录)",
 )
 def _rec_commit(ctx: RuleContext):
     if ctx.facts is not None and not ctx.facts.rlinf_commit:
         yield (
             "record.versions.rlinf_commit",
-            "The RLinf commit of this run is not recorded.",
-            "Give it (--rlinf-commit, e.g. `git -C RLinf rev-parse HEAD`) so the run can be reproduced.",
+            Text("The RLinf commit of this run is not recorded."),
+            Text(
+                "Give it (--rlinf-commit, e.g. `git -C RLinf rev-parse HEAD`) so the run can be reproduced."
+            ),
         )
 
 
 @rule(
     "REC-IMAGE-DIGEST",
     Severity.WARNING,
-    "The run record holds the image digest",
+    Text("The run record holds the image digest"),
     f"{SEED_JOB} (选择镜像版本和执行入口)",
 )
 def _rec_digest(ctx: RuleContext):
@@ -922,15 +1145,19 @@ def _rec_digest(ctx: RuleContext):
     if tags:
         yield (
             "record.versions.image_digest",
-            f"The digest behind {', '.join(tags)} is not recorded; the tag may move.",
-            "Ask the image publisher or registry for the digest and give it (--image-digest sha256:...).",
+            Text(
+                "The digest behind {tags} is not recorded; the tag may move.", tags=", ".join(tags)
+            ),
+            Text(
+                "Ask the image publisher or registry for the digest and give it (--image-digest sha256:...)."
+            ),
         )
 
 
 @rule(
     "REC-RUNTIME-VERSIONS",
     Severity.INFO,
-    "The run record holds Ray, Python and CUDA versions of the image",
+    Text("The run record holds Ray, Python and CUDA versions of the image"),
     f"{SEED_RLARK} (为本次运行记录)",
 )
 def _rec_runtime(ctx: RuleContext):
@@ -948,6 +1175,11 @@ def _rec_runtime(ctx: RuleContext):
     if missing:
         yield (
             "record.versions",
-            f"{', '.join(missing)} version(s) of the image are not recorded (listed as missing).",
-            "Read them from the image (ray --version, python --version, nvcc --version) and add them.",
+            Text(
+                "{missing} version(s) of the image are not recorded (listed as missing).",
+                missing=", ".join(missing),
+            ),
+            Text(
+                "Read them from the image (ray --version, python --version, nvcc --version) and add them."
+            ),
         )

@@ -11,11 +11,21 @@ from typing import Any
 
 import yaml
 
+from .i18n import Text
+
 MAX_ALIASES = 200
 
 
 class YamlAliasError(ValueError):
-    """The document uses more aliases than any real config needs."""
+    """The document uses more aliases than any real config needs.
+
+    ``str()`` is the English message; ``.text`` keeps it as :class:`Text` for callers that
+    wrap it in their own error, so the reader's language survives the wrapping.
+    """
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
 
 
 def check_aliases(text: str, limit: int = MAX_ALIASES) -> None:
@@ -25,7 +35,11 @@ def check_aliases(text: str, limit: int = MAX_ALIASES) -> None:
             count += 1
             if count > limit:
                 raise YamlAliasError(
-                    f"The YAML uses more than {limit} aliases (*name); it looks like an alias bomb and is refused."
+                    Text(
+                        "The YAML uses more than {limit} aliases (*name); it looks like an alias "
+                        "bomb and is refused.",
+                        limit=limit,
+                    )
                 )
 
 

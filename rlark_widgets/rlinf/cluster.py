@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from .errors import ClusterConfigError
 from .hardware import ROBOT_FIELDS, RobotConfig
 from .ranks import RankRangeError, RankSyntaxError, format_ranks, parse_rank_config
@@ -96,7 +97,7 @@ class ClusterSpec:
         return tuple(sorted({n for r in self.robots for n in r.controller_node_ranks()}))
 
 
-def _fail(message: str, path: str, fix: str = "") -> ClusterConfigError:
+def _fail(message: Text, path: str, fix: Text) -> ClusterConfigError:
     error = ClusterConfigError(message, path, fix)
     error.source = SOURCE_CONFIG
     return error
@@ -110,23 +111,39 @@ def _check_fields(
     data: Mapping,
     valid: Sequence[str],
     required: Sequence[str],
-    where: str,
+    where: Text,
     path: str,
     allow_unknown: bool = False,
 ) -> None:
     missing = [k for k in required if k not in data]
     if missing:
         raise _fail(
-            f"Missing fields '{missing}' detected in {where}. Only got: {list(data.keys())}.",
+            Text(
+                "Missing fields '{missing}' detected in {where}. Only got: {got}.",
+                missing=missing,
+                where=where,
+                got=list(data.keys()),
+            ),
             path,
-            f"Add {', '.join(missing)} under {path or 'the cluster section'}.",
+            Text("Add {fields} under {path}.", fields=", ".join(missing), path=path)
+            if path
+            else Text("Add {fields} under the cluster section.", fields=", ".join(missing)),
         )
     unknown = sorted(str(k) for k in data if k not in valid)
     if unknown and not allow_unknown:
         raise _fail(
-            f"Unknown fields '{set(unknown)}' detected in {where}. Valid fields are: {set(valid)}.",
+            Text(
+                "Unknown fields '{unknown}' detected in {where}. Valid fields are: {valid}.",
+                unknown=set(unknown),
+                where=where,
+                valid=set(valid),
+            ),
             f"{path}.{unknown[0]}" if path else unknown[0],
-            f"Remove or rename {', '.join(unknown)}; valid fields are {', '.join(valid)}.",
+            Text(
+                "Remove or rename {unknown}; valid fields are {valid}.",
+                unknown=", ".join(unknown),
+                valid=", ".join(valid),
+            ),
         )
 
 
@@ -134,23 +151,28 @@ def parse_cluster(cluster: object, path: str = "cluster") -> ClusterSpec:
     """Validate a resolved ``cluster`` mapping the way RLinf does and return the typed model."""
     if cluster is None:
         raise _fail(
-            "The config has no 'cluster' section; RLinf needs cluster.num_nodes and "
-            "cluster.component_placement.",
+            Text(
+                "The config has no 'cluster' section; RLinf needs cluster.num_nodes and "
+                "cluster.component_placement."
+            ),
             path,
-            "Add a cluster section with num_nodes and component_placement.",
+            Text("Add a cluster section with num_nodes and component_placement."),
         )
     if not _is_mapping(cluster):
         raise _fail(
-            f"'cluster' must be a mapping, but got {type(cluster).__name__}.",
+            Text(
+                "'cluster' must be a mapping, but got {type_name}.",
+                type_name=type(cluster).__name__,
+            ),
             path,
-            "Write cluster: as a mapping with num_nodes and component_placement under it.",
+            Text("Write cluster: as a mapping with num_nodes and component_placement under it."),
         )
     # RLinf keeps only its dataclass fields and ignores other cluster keys (tracer, ...).
     _check_fields(
         cluster,
         CLUSTER_FIELDS,
         ("num_nodes", "component_placement"),
-        "cluster yaml config",
+        Text("cluster yaml config"),
         path,
         allow_unknown=True,
     )
@@ -158,9 +180,13 @@ def parse_cluster(cluster: object, path: str = "cluster") -> ClusterSpec:
     num_nodes = cluster["num_nodes"]
     if type(num_nodes) is not int or num_nodes <= 0:
         raise _fail(
-            f"'num_nodes' must be a positive integer. But got {num_nodes} of type {type(num_nodes)}.",
+            Text(
+                "'num_nodes' must be a positive integer. But got {value} of type {type}.",
+                value=num_nodes,
+                type=type(num_nodes),
+            ),
             f"{path}.num_nodes",
-            "Write num_nodes as an unquoted whole number such as 1 or 2.",
+            Text("Write num_nodes as an unquoted whole number such as 1 or 2."),
         )
     node_groups = _parse_node_groups(cluster.get("node_groups"), num_nodes, f"{path}.node_groups")
     placements = _parse_placements(cluster["component_placement"], f"{path}.component_placement")
@@ -178,10 +204,14 @@ def parse_cluster(cluster: object, path: str = "cluster") -> ClusterSpec:
 def _parse_placements(value: object, path: str) -> tuple[PlacementEntry, ...]:
     if not _is_mapping(value):
         raise _fail(
-            f"component_placement must be a mapping from component names to placements, "
-            f"but got {type(value).__name__}: {value}",
+            Text(
+                "component_placement must be a mapping from component names to placements, "
+                "but got {type_name}: {value}",
+                type_name=type(value).__name__,
+                value=value,
+            ),
             path,
-            "Write it as e.g. `actor,rollout: all` under cluster.component_placement.",
+            Text("Write it as e.g. `actor,rollout: all` under cluster.component_placement."),
         )
     entries = []
     for key, spec in value.items():
@@ -191,9 +221,12 @@ def _parse_placements(value: object, path: str) -> tuple[PlacementEntry, ...]:
         if _is_mapping(spec):
             if "placement" not in spec:
                 raise _fail(
-                    f"placement must be specified in component_placement config: {dict(spec)}",
+                    Text(
+                        "placement must be specified in component_placement config: {spec}",
+                        spec=dict(spec),
+                    ),
                     f"{entry_path}.placement",
-                    "Add `placement: <resource ranks>[:<process ranks>]` next to node_group.",
+                    Text("Add `placement: <resource ranks>[:<process ranks>]` next to node_group."),
                 )
             groups = _node_group_labels(spec["node_group"]) if "node_group" in spec else None
             entries.append(
@@ -217,24 +250,31 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
         return ()
     if not isinstance(value, list | tuple):
         raise _fail(
-            f"node_groups must be a list of node groups, but got {type(value).__name__}.",
+            Text(
+                "node_groups must be a list of node groups, but got {type_name}.",
+                type_name=type(value).__name__,
+            ),
             path,
-            "Write each node group as a list item starting with '- label: ...'.",
+            Text("Write each node group as a list item starting with '- label: ...'."),
         )
     groups: list[NodeGroupSpec] = []
     for index, raw in enumerate(value):
         group_path = f"{path}[{index}]"
         if not _is_mapping(raw):
             raise _fail(
-                f"Each node yaml config must be a dictionary. But got {type(raw)}: {raw}",
+                Text(
+                    "Each node yaml config must be a dictionary. But got {type}: {value}",
+                    type=type(raw),
+                    value=raw,
+                ),
                 group_path,
-                "Give each node group a label and node_ranks.",
+                Text("Give each node group a label and node_ranks."),
             )
         _check_fields(
             raw,
             NODE_GROUP_FIELDS,
             ("label", "node_ranks"),
-            "cluster node_groups yaml config",
+            Text("cluster node_groups yaml config"),
             group_path,
         )
         groups.append(_parse_node_group(raw, num_nodes, group_path))
@@ -243,9 +283,12 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
     if duplicates:
         index = len(labels) - 1 - labels[::-1].index(duplicates[0])
         raise _fail(
-            f"Node group labels must be unique, but '{duplicates[0]}' is used more than once.",
+            Text(
+                "Node group labels must be unique, but '{label}' is used more than once.",
+                label=duplicates[0],
+            ),
             f"{path}[{index}].label",
-            "Give every node group its own label.",
+            Text("Give every node group its own label."),
         )
     _check_robot_uniqueness(groups)
     return tuple(groups)
@@ -260,31 +303,44 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
     if hardware is not None:
         if hardware_type is not None:
             raise _fail(
-                "hardware_type should not be specified.",
+                Text("hardware_type should not be specified."),
                 f"{path}.hardware_type",
-                "Remove hardware_type; hardware.type already names the hardware.",
+                Text("Remove hardware_type; hardware.type already names the hardware."),
             )
         if ignore_hardware:
             raise _fail(
-                "Cannot specify hardware when ignore_hardware is set to True.",
+                Text("Cannot specify hardware when ignore_hardware is set to True."),
                 f"{path}.ignore_hardware",
-                "Remove either hardware or ignore_hardware.",
+                Text("Remove either hardware or ignore_hardware."),
             )
     if label in RESERVED_LABELS:
         raise _fail(
-            f"Node group label '{label}' is reserved by the scheduler. Please choose another label.",
+            Text(
+                "Node group label '{label}' is reserved by the scheduler. "
+                "Please choose another label.",
+                label=label,
+            ),
             f"{path}.label",
-            "Rename the group (labels 'cluster' and 'node' belong to RLinf).",
+            Text("Rename the group (labels 'cluster' and 'node' belong to RLinf)."),
         )
     try:
         node_ranks = tuple(parse_rank_config(raw["node_ranks"], range(num_nodes), "node"))
     except RankSyntaxError as exc:
-        raise _fail(f"{exc}", f"{path}.node_ranks", _RANK_FIX) from None
+        raise _fail(exc.text, f"{path}.node_ranks", _RANK_FIX) from None
     except RankRangeError as exc:
         raise _fail(
-            f"Error parsing node_ranks {raw['node_ranks']} in node group '{label}'. {exc}",
+            Text(
+                "Error parsing node_ranks {ranks} in node group '{label}'. {reason}",
+                ranks=raw["node_ranks"],
+                label=label,
+                reason=exc.text,
+            ),
             f"{path}.node_ranks",
-            f"Use node ranks between 0 and {num_nodes - 1} (cluster.num_nodes is {num_nodes}).",
+            Text(
+                "Use node ranks between 0 and {last} (cluster.num_nodes is {num_nodes}).",
+                last=num_nodes - 1,
+                num_nodes=num_nodes,
+            ),
         ) from None
     env_configs = _parse_env_configs(
         raw.get("env_configs"), label, node_ranks, f"{path}.env_configs"
@@ -302,7 +358,9 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
     )
 
 
-_RANK_FIX = 'Write ranks as a string such as "0-3", "0,2,5-6" or all (a YAML list is not accepted).'
+_RANK_FIX = Text(
+    'Write ranks as a string such as "0-3", "0,2,5-6" or all (a YAML list is not accepted).'
+)
 
 
 def _parse_env_configs(
@@ -312,10 +370,14 @@ def _parse_env_configs(
         return ()
     if not isinstance(value, list | tuple):
         raise _fail(
-            f"env_configs must be a list of dicts. But got {type(value)}: {value}. "
-            "Perhaps missing '-' in yaml before node_ranks?",
+            Text(
+                "env_configs must be a list of dicts. But got {type}: {value}. "
+                "Perhaps missing '-' in yaml before node_ranks?",
+                type=type(value),
+                value=value,
+            ),
             path,
-            "Start each env_configs entry with '- node_ranks: ...'.",
+            Text("Start each env_configs entry with '- node_ranks: ...'."),
         )
     configs: list[EnvConfig] = []
     seen_nodes: set[int] = set()
@@ -324,50 +386,81 @@ def _parse_env_configs(
         entry_path = f"{path}[{index}]"
         if not _is_mapping(raw):
             raise _fail(
-                f"Each node env_configs yaml config must be a dictionary. But got {type(raw)}: {raw}",
+                Text(
+                    "Each node env_configs yaml config must be a dictionary. "
+                    "But got {type}: {value}",
+                    type=type(raw),
+                    value=raw,
+                ),
                 entry_path,
-                "Write each entry as '- node_ranks: ...' with env_vars or python_interpreter_path.",
+                Text(
+                    "Write each entry as '- node_ranks: ...' with env_vars or "
+                    "python_interpreter_path."
+                ),
             )
         _check_fields(
             raw,
             ENV_CONFIG_FIELDS,
             ("node_ranks",),
-            "cluster node_group env_configs yaml config",
+            Text("cluster node_group env_configs yaml config"),
             entry_path,
         )
         env_vars = _parse_env_vars(raw.get("env_vars"), f"{entry_path}.env_vars")
+        group_fix = Text(
+            "Use ranks of the group ({ranks}) or all.", ranks=format_ranks(group_ranks)
+        )
         try:
             ranks = tuple(parse_rank_config(raw["node_ranks"], group_ranks, "node"))
         except RankSyntaxError as exc:
-            raise _fail(str(exc), f"{entry_path}.node_ranks", _RANK_FIX) from None
+            raise _fail(exc.text, f"{entry_path}.node_ranks", _RANK_FIX) from None
         except RankRangeError as exc:
             raise _fail(
-                f"Error parsing node_ranks {raw['node_ranks']} in env_config of node group '{label}'. {exc}",
+                Text(
+                    "Error parsing node_ranks {ranks} in env_config of node group '{label}'. "
+                    "{reason}",
+                    ranks=raw["node_ranks"],
+                    label=label,
+                    reason=exc.text,
+                ),
                 f"{entry_path}.node_ranks",
-                f"Use ranks of the group ({format_ranks(group_ranks)}) or all.",
+                group_fix,
             ) from None
         stray = [r for r in ranks if r not in group_ranks]
         if stray:
             raise _fail(
-                f"node_ranks {list(ranks)} in env_config must be a subset of node_ranks "
-                f"{list(group_ranks)} in node group '{label}'.",
+                Text(
+                    "node_ranks {ranks} in env_config must be a subset of node_ranks "
+                    "{group_ranks} in node group '{label}'.",
+                    ranks=list(ranks),
+                    group_ranks=list(group_ranks),
+                    label=label,
+                ),
                 f"{entry_path}.node_ranks",
-                f"Use ranks of the group ({format_ranks(group_ranks)}) or all.",
+                group_fix,
             )
         for rank in ranks:
             if rank in seen_nodes:
                 raise _fail(
-                    f"Node rank {rank} in env_config is duplicated in node group '{label}'.",
+                    Text(
+                        "Node rank {rank} in env_config is duplicated in node group '{label}'.",
+                        rank=rank,
+                        label=label,
+                    ),
                     f"{entry_path}.node_ranks",
-                    "Give every node of the group at most one env_configs entry.",
+                    Text("Give every node of the group at most one env_configs entry."),
                 )
             seen_nodes.add(rank)
         for name, _ in env_vars:
             if name in seen_vars:
                 raise _fail(
-                    f"Environment variable '{name}' in env_config is duplicated in node group '{label}'.",
+                    Text(
+                        "Environment variable '{name}' in env_config is duplicated in node "
+                        "group '{label}'.",
+                        name=name,
+                        label=label,
+                    ),
                     f"{entry_path}.env_vars",
-                    "Set each variable once per node group.",
+                    Text("Set each variable once per node group."),
                 )
             seen_vars.add(name)
         interpreter = raw.get("python_interpreter_path")
@@ -384,24 +477,36 @@ def _parse_env_vars(value: object, path: str) -> tuple[tuple[str, str], ...]:
         return ()
     if not isinstance(value, list | tuple):
         raise _fail(
-            f"env_vars must be a list of dicts. But got {type(value)}: {value}. "
-            "Perhaps missing '-' in yaml before each environment variable?",
+            Text(
+                "env_vars must be a list of dicts. But got {type}: {value}. "
+                "Perhaps missing '-' in yaml before each environment variable?",
+                type=type(value),
+                value=value,
+            ),
             path,
-            "Write each variable as a list item: '- OMP_NUM_THREADS: 32'.",
+            Text("Write each variable as a list item: '- OMP_NUM_THREADS: 32'."),
         )
     pairs = []
     for index, item in enumerate(value):
         if not _is_mapping(item):
             raise _fail(
-                f"Each node env_var must be a dict in config. But got {type(item)}: {item}",
+                Text(
+                    "Each node env_var must be a dict in config. But got {type}: {value}",
+                    type=type(item),
+                    value=item,
+                ),
                 f"{path}[{index}]",
-                "Write each variable as '- NAME: value'.",
+                Text("Write each variable as '- NAME: value'."),
             )
         if len(item) != 1:
             raise _fail(
-                f"Each node env_var dict must contain exactly one key-value pair. But got: {dict(item)}",
+                Text(
+                    "Each node env_var dict must contain exactly one key-value pair. "
+                    "But got: {value}",
+                    value=dict(item),
+                ),
                 f"{path}[{index}]",
-                "Put each variable in its own list item.",
+                Text("Put each variable in its own list item."),
             )
         ((name, val),) = item.items()
         pairs.append((str(name), str(val)))
@@ -413,31 +518,42 @@ def _parse_hardware(
 ) -> tuple[str, tuple[RobotConfig, ...]]:
     if not _is_mapping(value):
         raise _fail(
-            f"Each hardware yaml config must be a dictionary. But got {type(value)}: {value}",
+            Text(
+                "Each hardware yaml config must be a dictionary. But got {type}: {value}",
+                type=type(value),
+                value=value,
+            ),
             path,
-            "Write hardware as a mapping with type and configs.",
+            Text("Write hardware as a mapping with type and configs."),
         )
     _check_fields(
         value,
         ("type", "configs"),
         ("type", "configs"),
-        "cluster node_group hardware yaml config",
+        Text("cluster node_group hardware yaml config"),
         path,
     )
     hw_type = str(value["type"])
     if hw_type not in ROBOT_FIELDS:
         raise _fail(
-            f"Unsupported hardware type: {hw_type}. Currently supported types only include: "
-            f"{sorted(ROBOT_FIELDS)}",
+            Text(
+                "Unsupported hardware type: {hw_type}. Currently supported types only include: "
+                "{supported}",
+                hw_type=hw_type,
+                supported=sorted(ROBOT_FIELDS),
+            ),
             f"{path}.type",
-            f"Use one of {', '.join(sorted(ROBOT_FIELDS))}.",
+            Text("Use one of {supported}.", supported=", ".join(sorted(ROBOT_FIELDS))),
         )
     raw_configs = value.get("configs") or []
     if not isinstance(raw_configs, list | tuple):
         raise _fail(
-            f"hardware.configs must be a list, but got {type(raw_configs).__name__}.",
+            Text(
+                "hardware.configs must be a list, but got {type_name}.",
+                type_name=type(raw_configs).__name__,
+            ),
             f"{path}.configs",
-            "Start each robot entry with '- node_rank: N'.",
+            Text("Start each robot entry with '- node_rank: N'."),
         )
     robots: list[RobotConfig] = []
     seen: list[dict] = []
@@ -446,33 +562,57 @@ def _parse_hardware(
         entry_path = f"{path}.configs[{index}]"
         if not _is_mapping(raw):
             raise _fail(
-                f"Each {hw_type} config must be a dictionary. But got {type(raw)}: {raw}",
+                Text(
+                    "Each {hw_type} config must be a dictionary. But got {type}: {value}",
+                    hw_type=hw_type,
+                    type=type(raw),
+                    value=raw,
+                ),
                 entry_path,
-                "Write each robot as a mapping starting with node_rank.",
+                Text("Write each robot as a mapping starting with node_rank."),
             )
-        _check_fields(raw, valid, ("node_rank",), f"{hw_type} hardware config", entry_path)
+        where = Text("{hw_type} hardware config", hw_type=hw_type)
+        _check_fields(raw, valid, ("node_rank",), where, entry_path)
         node_rank = raw["node_rank"]
         if type(node_rank) is not int:
             raise _fail(
-                f"'node_rank' in {hw_type.lower()} config must be an integer. But got {node_rank} "
-                f"of type {type(node_rank)}.",
+                Text(
+                    "'node_rank' in {hw_type} config must be an integer. But got {value} "
+                    "of type {type}.",
+                    hw_type=hw_type.lower(),
+                    value=node_rank,
+                    type=type(node_rank),
+                ),
                 f"{entry_path}.node_rank",
-                "Write node_rank as an unquoted whole number.",
+                Text("Write node_rank as an unquoted whole number."),
             )
         if dict(raw) in seen:
             raise _fail(
-                f"Duplicate hardware configs found in node group '{label}': {dict(raw)}",
+                Text(
+                    "Duplicate hardware configs found in node group '{label}': {config}",
+                    label=label,
+                    config=dict(raw),
+                ),
                 entry_path,
-                "Remove the repeated robot entry.",
+                Text("Remove the repeated robot entry."),
             )
         seen.append(dict(raw))
         if node_rank not in group_ranks:
             raise _fail(
-                f"node_rank {node_rank} in hardware config must be within node_ranks "
-                f"{list(group_ranks)} in node group '{label}'.",
+                Text(
+                    "node_rank {node_rank} in hardware config must be within node_ranks "
+                    "{group_ranks} in node group '{label}'.",
+                    node_rank=node_rank,
+                    group_ranks=list(group_ranks),
+                    label=label,
+                ),
                 f"{entry_path}.node_rank",
-                f"Use one of the group's node ranks {format_ranks(group_ranks)}, or add "
-                f"{node_rank} to the group's node_ranks.",
+                Text(
+                    "Use one of the group's node ranks {group_ranks}, or add {node_rank} to the "
+                    "group's node_ranks.",
+                    group_ranks=format_ranks(group_ranks),
+                    node_rank=node_rank,
+                ),
             )
         fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
         robots.append(RobotConfig(hw_type, node_rank, fields, entry_path))
@@ -487,28 +627,31 @@ def _check_robot_uniqueness(groups: list[NodeGroupSpec]) -> None:
             key = (robot.node_rank, robot.hardware_type)
             if owner.setdefault(key, group.label) != group.label:
                 raise _fail(
-                    f"Cannot have multiple hardware configs of the same type '{robot.hardware_type}' "
-                    f"for the same node_rank {robot.node_rank} in different node groups "
-                    f"'{owner[key]}' and '{group.label}'.",
+                    Text(
+                        "Cannot have multiple hardware configs of the same type '{hw_type}' "
+                        "for the same node_rank {node_rank} in different node groups "
+                        "'{first}' and '{second}'.",
+                        hw_type=robot.hardware_type,
+                        node_rank=robot.node_rank,
+                        first=owner[key],
+                        second=group.label,
+                    ),
                     robot.path,
-                    "Declare each robot in one node group only.",
+                    Text("Declare each robot in one node group only."),
                 )
 
 
 def _check_profiling(value: object, path: str) -> None:
     if value is None:
         return
+    fix = Text("Set backend to one of {backends}.", backends=", ".join(PROFILING_BACKENDS))
     if not _is_mapping(value) or not value.get("backend"):
-        raise _fail(
-            "cluster.profiling.backend must be specified.",
-            f"{path}.backend",
-            f"Set backend to one of {', '.join(PROFILING_BACKENDS)}.",
-        )
+        raise _fail(Text("cluster.profiling.backend must be specified."), f"{path}.backend", fix)
     if value["backend"] not in PROFILING_BACKENDS:
         raise _fail(
-            f"Unknown profiling backend: {value['backend']}",
+            Text("Unknown profiling backend: {backend}", backend=value["backend"]),
             f"{path}.backend",
-            f"Set backend to one of {', '.join(PROFILING_BACKENDS)}.",
+            fix,
         )
 
 
@@ -523,9 +666,19 @@ def _startup_findings(groups: tuple[NodeGroupSpec, ...]) -> list[Finding]:
                         "CFG-ROBOT-IP",
                         Severity.ERROR,
                         f"{robot.path}.{name}",
-                        f"'{name}' is '{value}', not an IP address: RLinf rejects it at start "
-                        f"('{name}' in {robot.hardware_type.lower()} config must be a valid IP address).",
-                        f"Replace '{value}' with the robot's IP address as seen from node {robot.node_rank}.",
+                        Text(
+                            "'{name}' is '{value}', not an IP address: RLinf rejects it at start "
+                            "('{name}' in {hw_type} config must be a valid IP address).",
+                            name=name,
+                            value=value,
+                            hw_type=robot.hardware_type.lower(),
+                        ),
+                        Text(
+                            "Replace '{value}' with the robot's IP address as seen from node "
+                            "{node_rank}.",
+                            value=value,
+                            node_rank=robot.node_rank,
+                        ),
                         "RLinf rlinf/scheduler/hardware/robots (robot_ip validation)",
                     )
                 )
@@ -537,9 +690,16 @@ def _startup_findings(groups: tuple[NodeGroupSpec, ...]) -> list[Finding]:
                         "CFG-INTERPRETER-PLACEHOLDER",
                         Severity.ERROR,
                         f"{env.path}.python_interpreter_path",
-                        f"python_interpreter_path '{interpreter}' is a placeholder: at start RLinf "
-                        f"checks that it exists on node(s) {list(env.node_ranks)} and stops.",
-                        "Set it to the interpreter inside the image (e.g. /opt/venv/bin/python) or remove it.",
+                        Text(
+                            "python_interpreter_path '{interpreter}' is a placeholder: at start "
+                            "RLinf checks that it exists on node(s) {nodes} and stops.",
+                            interpreter=interpreter,
+                            nodes=list(env.node_ranks),
+                        ),
+                        Text(
+                            "Set it to the interpreter inside the image "
+                            "(e.g. /opt/venv/bin/python) or remove it."
+                        ),
                         SOURCE_PROBE,
                     )
                 )

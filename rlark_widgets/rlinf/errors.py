@@ -6,6 +6,18 @@ from ..findings import Finding, Severity
 from ..i18n import Text, render
 
 
+class RLinfCheckError(Exception):
+    """One of RLinf's checks failed deep in the engine, worded as RLinf words it.
+
+    ``str()`` is RLinf's exact English (tests compare it with RLinf's output); ``.text`` keeps
+    the :class:`Text`, so the caller that adds the field and fix can quote it in any language.
+    """
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+
 class RLinfConfigError(Exception):
     """A config RLinf rejects (or that we cannot read), with the field it points at and a fix."""
 

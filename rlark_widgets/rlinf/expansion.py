@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..i18n import Text
 from .cluster import ClusterSpec, PlacementEntry
 from .errors import PlacementError, RLinfConfigError
 from .grammar import GrammarError, parse_rank_map, process_resources
@@ -231,7 +232,7 @@ def _expand_generic(
         try:
             parts = parse_rank_map(entry.placement, total, type_name)
         except GrammarError as exc:
-            raise _placement_error(str(exc), entry) from None
+            raise _placement_error(exc.text, entry) from None
         per_process = process_resources(parts)
         try:
             if node_mode:
@@ -243,13 +244,19 @@ def _expand_generic(
                 )
         except StrategyError as exc:
             raise _placement_error(
-                f"Error in component placement for components {list(entry.components)}. {exc}",
+                Text(
+                    "Error in component placement for components {components}. {reason}",
+                    components=list(entry.components),
+                    reason=exc.text,
+                ),
                 entry,
             ) from None
         ranks = [r for part in parts for r in part.resources]
         for name in entry.components:
             if name in out:
-                raise _placement_error(f"Component {name} has multiple placements defined.", entry)
+                raise _placement_error(
+                    Text("Component {name} has multiple placements defined.", name=name), entry
+                )
             out[name] = ComponentExpansion(name, strategy, rows, entry.path)
             hardware[name] = ranks
     return hardware
@@ -259,32 +266,55 @@ def _resolve_groups(entry: PlacementEntry, topo: Topology):
     labels = ("cluster",) if entry.node_groups is None else entry.node_groups
     if not labels:
         raise PlacementError(
-            f"node_group of components {list(entry.components)} lists no node group, so no resource can be placed.",
+            Text(
+                "node_group of components {components} lists no node group, so no resource can "
+                "be placed.",
+                components=list(entry.components),
+            ),
             f"{entry.path}.node_group",
-            "Name at least one node group, or drop node_group to use the whole cluster.",
+            Text("Name at least one node group, or drop node_group to use the whole cluster."),
         )
     groups = []
     for label in labels:
         group = topo.groups.get(label)
         if group is None:
-            known = [g for g in topo.groups if g not in ("cluster", "node")]
             raise PlacementError(
-                f'Node group not found for components {list(entry.components)} with label "{label}".',
+                Text(
+                    'Node group not found for components {components} with label "{label}".',
+                    components=list(entry.components),
+                    label=label,
+                ),
                 f"{entry.path}.node_group",
-                f"Use one of the labels in cluster.node_groups ({', '.join(known) or 'none defined'}), "
-                "'cluster' or 'node'.",
+                _known_groups_fix([g for g in topo.groups if g not in ("cluster", "node")]),
             )
         groups.append(group)
     return groups
 
 
-def _placement_error(message: str, entry: PlacementEntry) -> PlacementError:
-    fix = (
-        "Check the placement grammar: 'resources[:processes]' parts separated by commas, ascending "
-        "and continuous, the process count a multiple or a divisor of the resource count, and "
-        "resource ranks within the GPUs (or robots, or nodes) the selected node groups have."
+def _known_groups_fix(known: list[str]) -> Text:
+    if not known:
+        return Text(
+            "Use one of the labels in cluster.node_groups (none defined), 'cluster' or 'node'."
+        )
+    return Text(
+        "Use one of the labels in cluster.node_groups ({labels}), 'cluster' or 'node'.",
+        labels=", ".join(known),
     )
-    return PlacementError(message, entry.path, fix)
+
+
+_GRAMMAR_FIX = Text(
+    "Check the placement grammar: 'resources[:processes]' parts separated by commas, ascending "
+    "and continuous, the process count a multiple or a divisor of the resource count, and "
+    "resource ranks within the GPUs (or robots, or nodes) the selected node groups have."
+)
+_MODEL_PARALLEL_FIX = Text(
+    "Reasoning placements need actor, rollout and reward; contiguous GPU ranges; and "
+    "GPU counts per node that fit the tensor-parallel sizes (see RLinf's execution modes)."
+)
+
+
+def _placement_error(message: Text, entry: PlacementEntry) -> PlacementError:
+    return PlacementError(message, entry.path, _GRAMMAR_FIX)
 
 
 def _replace_model_parallel(
@@ -298,13 +328,7 @@ def _replace_model_parallel(
     try:
         mode, rows = place(hardware, sizes, topo)
     except ModelParallelError as exc:
-        path = "cluster.component_placement"
-        raise PlacementError(
-            str(exc),
-            path,
-            "Reasoning placements need actor, rollout and reward; contiguous GPU ranges; and "
-            "GPU counts per node that fit the tensor-parallel sizes (see RLinf's execution modes).",
-        ) from None
+        raise PlacementError(exc.text, "cluster.component_placement", _MODEL_PARALLEL_FIX) from None
     expansion.placement_mode = mode
     for name, placed in rows.items():
         previous = expansion.components.get(name)

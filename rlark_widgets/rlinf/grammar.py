@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import Text
+from .errors import RLinfCheckError
 from .ranks import RankRangeError, RankSyntaxError, parse_rank_config
 
 
-class GrammarError(ValueError):
+class GrammarError(RLinfCheckError, ValueError):
     """A placement string RLinf's parser rejects (message as RLinf words it)."""
 
 
@@ -37,28 +39,45 @@ def parse_rank_map(text: str, resource_count: int, resource_type: str) -> list[R
         pieces = part.split(":")
         if len(pieces) > 2:
             raise GrammarError(
-                f"Invalid rank map string: {part} in placement config: {text}. "
-                "Expected format: resource_ranks:process_ranks"
+                Text(
+                    "Invalid rank map string: {part} in placement config: {text}. "
+                    "Expected format: resource_ranks:process_ranks",
+                    part=part,
+                    text=text,
+                )
             )
         try:
             resources = parse_rank_config(pieces[0].strip(), available, resource_type)
         except RankRangeError as exc:
             raise GrammarError(
-                f"Error parsing resource ranks in placement string: {part} of placement config: "
-                f"{text}. {exc}"
+                Text(
+                    "Error parsing resource ranks in placement string: {part} of placement "
+                    "config: {text}. {reason}",
+                    part=part,
+                    text=text,
+                    reason=exc.text,
+                )
             ) from None
         except RankSyntaxError as exc:
-            raise GrammarError(str(exc)) from None
+            raise GrammarError(exc.text) from None
         if not resources:
-            raise GrammarError(f"No valid resource ranks found in placement string: {part}.")
+            raise GrammarError(
+                Text("No valid resource ranks found in placement string: {part}.", part=part)
+            )
         if resources[0] <= last_resource:
             if not _used(parts).isdisjoint(resources):
                 raise GrammarError(
-                    f"Duplicate resource ranks found in placement string: {text}. "
-                    "Resource ranks must be unique."
+                    Text(
+                        "Duplicate resource ranks found in placement string: {text}. "
+                        "Resource ranks must be unique.",
+                        text=text,
+                    )
                 )
             raise GrammarError(
-                f"Resource ranks must be in ascending order in placement string: {text}."
+                Text(
+                    "Resource ranks must be in ascending order in placement string: {text}.",
+                    text=text,
+                )
             )
         last_resource = resources[-1]
 
@@ -66,41 +85,59 @@ def parse_rank_map(text: str, resource_count: int, resource_type: str) -> list[R
             process_text = pieces[1].strip()
             if process_text == "all":
                 raise GrammarError(
-                    "The latter part of a ':' separated placement string (i.e., the process ranks) "
-                    f"cannot be 'all': {text}."
+                    Text(
+                        "The latter part of a ':' separated placement string (i.e., the process "
+                        "ranks) cannot be 'all': {text}.",
+                        text=text,
+                    )
                 )
             try:
                 processes = parse_rank_config(process_text, None, "process")
             except (RankRangeError, RankSyntaxError) as exc:
-                raise GrammarError(str(exc)) from None
+                raise GrammarError(exc.text) from None
         else:
             first = next_process if next_process is not None else 0
             processes = list(range(first, first + len(resources)))
         if not processes:
-            raise GrammarError(f"No valid process ranks found in placement string: {part}.")
+            raise GrammarError(
+                Text("No valid process ranks found in placement string: {part}.", part=part)
+            )
         if next_process is None:
             first_process = processes[0]
         else:
             if processes[0] < next_process and processes[-1] >= first_process:
                 raise GrammarError(
-                    f"Duplicate process ranks found in placement string: {text}. "
-                    "Process ranks must be unique."
+                    Text(
+                        "Duplicate process ranks found in placement string: {text}. "
+                        "Process ranks must be unique.",
+                        text=text,
+                    )
                 )
             if processes[0] != next_process:
                 raise GrammarError(
-                    "Process ranks must be in ascending order and continuous in placement string: "
-                    f"{text}."
+                    Text(
+                        "Process ranks must be in ascending order and continuous in placement "
+                        "string: {text}.",
+                        text=text,
+                    )
                 )
         if processes[-1] - processes[0] + 1 != len(processes):
-            raise GrammarError(f"Process ranks must be continuous in placement string: {text}.")
+            raise GrammarError(
+                Text("Process ranks must be continuous in placement string: {text}.", text=text)
+            )
         next_process = processes[-1] + 1
 
         n_proc, n_res = len(processes), len(resources)
         if n_proc % n_res and n_res % n_proc:
             raise GrammarError(
-                f"The number of process ranks {n_proc} must be divisible by the number of resource "
-                f"ranks {n_res} in placement string: {part} or the number of resource ranks must "
-                "be divisible by the number of process ranks."
+                Text(
+                    "The number of process ranks {n_proc} must be divisible by the number of "
+                    "resource ranks {n_res} in placement string: {part} or the number of resource "
+                    "ranks must be divisible by the number of process ranks.",
+                    n_proc=n_proc,
+                    n_res=n_res,
+                    part=part,
+                )
             )
         parts.append(RankPart(resources, processes))
     return parts

@@ -23,6 +23,7 @@ import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from ..safe_yaml import YamlAliasError, check_aliases
 from .errors import ConfigLoadError
 from .resolvers import register_rlinf_resolvers
@@ -39,6 +40,7 @@ RLINF_PATH_VARIABLES = {
 _HYDRA_LOCK = threading.Lock()  # Hydra keeps global state; one composition at a time
 _ENV_MISSING = re.compile(r"Environment variable '([^']+)' not found")
 _MISSING_GROUP = re.compile(r"Could not (?:find|load) '([^']+)'")
+_SIZE_FIX = Text("RLinf configs are a few kB: check that this is the right file.")
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,9 @@ def load_config(
     file = Path(path)
     if file.suffix not in (".yaml", ".yml") or not file.is_file():
         raise ConfigLoadError(
-            f"No RLinf config file at {file}.",
+            Text("No RLinf config file at {file}.", file=file),
             str(file),
-            "Give the path of a .yaml config, or --config-dir DIR --config-name NAME.",
+            Text("Give the path of a .yaml config, or --config-dir DIR --config-name NAME."),
         )
     if not compose:
         return load_text(_read_text(file, max_bytes), str(file), overrides)
@@ -121,9 +123,9 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
     """Read config text with OmegaConf alone: for uploads that come without their directory."""
     if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
         raise ConfigLoadError(
-            f"The config is larger than {MAX_CONFIG_BYTES / 1e6:.1f} MB.",
+            Text("The config is larger than {size} MB.", size=f"{MAX_CONFIG_BYTES / 1e6:.1f}"),
             source,
-            "RLinf configs are a few kB: check that this is the right file.",
+            _SIZE_FIX,
         )
     _check_yaml_syntax(text, Path(source))
     register_rlinf_resolvers()
@@ -133,15 +135,15 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
             loaded = OmegaConf.merge(loaded, OmegaConf.from_dotlist(list(overrides)))
     except Exception as exc:
         raise ConfigLoadError(
-            f"OmegaConf cannot read the config: {exc}",
+            Text("OmegaConf cannot read the config: {reason}", reason=exc),
             source,
-            "Check the YAML and the overrides (key=value).",
+            Text("Check the YAML and the overrides (key=value)."),
         ) from None
     if not isinstance(loaded, DictConfig):
         raise ConfigLoadError(
-            "The config must be a YAML mapping at the top level.",
+            Text("The config must be a YAML mapping at the top level."),
             source,
-            "Start the file with keys such as cluster: and runner:.",
+            Text("Start the file with keys such as cluster: and runner:."),
         )
     unresolved: list[UnresolvedValue] = []
     resolved = _resolve(loaded, "", unresolved)
@@ -152,9 +154,11 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
                 "CFG-NOT-COMPOSED",
                 Severity.WARNING,
                 "defaults",
-                "The defaults list was not composed (the config was read on its own), so values "
-                "that come from config groups are missing.",
-                "Import it from its config directory so Hydra can compose the defaults list.",
+                Text(
+                    "The defaults list was not composed (the config was read on its own), so "
+                    "values that come from config groups are missing."
+                ),
+                Text("Import it from its config directory so Hydra can compose the defaults list."),
                 "Hydra defaults lists as used by RLinf entry points",
             )
         )
@@ -209,22 +213,27 @@ def compose_config(
 def _read_text(file: Path, max_bytes: int) -> str:
     if not file.is_file():
         raise ConfigLoadError(
-            f"Config '{file.name}' not found in {file.parent}.",
+            Text("Config '{name}' not found in {folder}.", name=file.name, folder=file.parent),
             str(file),
-            "Check --config-dir and --config-name (the name is the file stem).",
+            Text("Check --config-dir and --config-name (the name is the file stem)."),
         )
     size = file.stat().st_size
     if size > max_bytes:
         raise ConfigLoadError(
-            f"{file.name} is {size / 1e6:.1f} MB; configs over {max_bytes / 1e6:.1f} MB are refused.",
+            Text(
+                "{name} is {size} MB; configs over {limit} MB are refused.",
+                name=file.name,
+                size=f"{size / 1e6:.1f}",
+                limit=f"{max_bytes / 1e6:.1f}",
+            ),
             str(file),
-            "RLinf configs are a few kB: check that this is the right file.",
+            _SIZE_FIX,
         )
     try:
         return file.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ConfigLoadError(
-            f"{file.name} is not UTF-8 text.", str(file), "Save it as UTF-8."
+            Text("{name} is not UTF-8 text.", name=file.name), str(file), Text("Save it as UTF-8.")
         ) from None
 
 
@@ -234,17 +243,32 @@ def _check_yaml_syntax(text: str, file: Path) -> None:
         yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        if mark:
+            message = Text(
+                "{name} is not valid YAML at line {line}, column {column}: {problem}.",
+                name=file.name,
+                line=mark.line + 1,
+                column=mark.column + 1,
+                problem=exc.problem,
+            )
+        else:
+            message = Text(
+                "{name} is not valid YAML: {problem}.", name=file.name, problem=exc.problem
+            )
         raise ConfigLoadError(
-            f"{file.name} is not valid YAML{where}: {exc.problem}.",
+            message,
             str(file),
-            "Fix the YAML syntax there (indentation, a missing ':' or an unclosed quote).",
+            Text("Fix the YAML syntax there (indentation, a missing ':' or an unclosed quote)."),
         ) from None
     except yaml.YAMLError as exc:
-        raise ConfigLoadError(f"{file.name} is not valid YAML: {exc}.", str(file)) from None
+        raise ConfigLoadError(
+            Text("{name} is not valid YAML: {problem}.", name=file.name, problem=exc), str(file)
+        ) from None
     except YamlAliasError as exc:
         raise ConfigLoadError(
-            f"{file.name}: {exc}", str(file), "Remove the repeated aliases; write the values out."
+            Text("{config_file}: {alias_error}", config_file=file.name, alias_error=exc.text),
+            str(file),
+            Text("Remove the repeated aliases; write the values out."),
         ) from None
 
 
@@ -280,37 +304,61 @@ def _composition_error(exc: Exception, file: Path, overrides: Sequence[str]) -> 
     if missing_group or "MissingConfigException" in type(exc).__name__:
         group = missing_group.group(1) if missing_group else text.splitlines()[0]
         return ConfigLoadError(
-            f"Hydra cannot find the config group option '{group}' named in the defaults list of "
-            f"{file.name} (searched {file.parent} and the hydra.searchpath entries).",
+            Text(
+                "Hydra cannot find the config group option '{group}' named in the defaults list "
+                "of {name} (searched {folder} and the hydra.searchpath entries).",
+                group=group,
+                name=file.name,
+                folder=file.parent,
+            ),
             "defaults",
-            f"Check that '{group}' exists under the config directory or a searchpath, and that "
-            "the searchpath variables (EMBODIED_PATH, REPO_PATH, ...) point at your RLinf checkout.",
+            Text(
+                "Check that '{group}' exists under the config directory or a searchpath, and "
+                "that the searchpath variables (EMBODIED_PATH, REPO_PATH, ...) point at your "
+                "RLinf checkout.",
+                group=group,
+            ),
         )
     if "override" in text.lower() and overrides:
         return ConfigLoadError(
-            f"An override could not be applied: {text.splitlines()[0]}",
+            Text("An override could not be applied: {reason}", reason=text.splitlines()[0]),
             "overrides",
-            "Write overrides as key=value (e.g. cluster.num_nodes=4); use +key=value to add a key.",
+            Text(
+                "Write overrides as key=value (e.g. cluster.num_nodes=4); "
+                "use +key=value to add a key."
+            ),
         )
     first_line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     return ConfigLoadError(
-        f"Hydra could not compose {file.name}: {first_line}",
+        Text("Hydra could not compose {name}: {reason}", name=file.name, reason=first_line),
         str(file),
-        "Check the defaults list and overrides.",
+        Text("Check the defaults list and overrides."),
     )
 
 
 def _missing_variable(name: str, file: Path) -> ConfigLoadError:
-    fix = (
-        f"Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
-        f"or export {name}=DIR."
-    )
     guess = _guess_variable(name, file)
     if guess:
-        fix += f" This file sits in an RLinf checkout, so {name}={guess} is likely right."
+        fix = Text(
+            "Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
+            "or export {name}=DIR. This file sits in an RLinf checkout, so {name}={guess} is "
+            "likely right.",
+            name=name,
+            guess=guess,
+        )
+    else:
+        fix = Text(
+            "Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
+            "or export {name}=DIR.",
+            name=name,
+        )
     return ConfigLoadError(
-        f"The config's hydra.searchpath uses ${{oc.env:{name}}}, but the environment variable "
-        f"{name} is not set.",
+        Text(
+            "The config's hydra.searchpath uses {expression}, but the environment variable "
+            "{name} is not set.",
+            expression=f"${{oc.env:{name}}}",
+            name=name,
+        ),
         "hydra.searchpath",
         fix,
     )
@@ -362,8 +410,12 @@ def _unresolved_finding(value: UnresolvedValue) -> Finding:
         "CFG-UNRESOLVED",
         Severity.WARNING,
         value.path,
-        f"{value.expression} cannot be resolved here ({value.reason}); RLinf resolves it at run "
-        "time, so check it holds there.",
-        "Set the environment variable or value it needs, or pass an override.",
+        Text(
+            "{expression} cannot be resolved here ({reason}); RLinf resolves it at run "
+            "time, so check it holds there.",
+            expression=value.expression,
+            reason=value.reason,
+        ),
+        Text("Set the environment variable or value it needs, or pass an override."),
         "OmegaConf interpolation as RLinf resolves it",
     )

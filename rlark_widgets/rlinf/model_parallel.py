@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import Text
+from .errors import RLinfCheckError
 from .strategies import ProcessPlacement, StrategyError, packed_placement
 from .topology import Topology
 
@@ -19,7 +21,7 @@ ConfigLookup = Callable[[str, Any], Any]
 COLLOCATED, DISAGGREGATED, AUTO = "COLLOCATED", "DISAGGREGATED", "AUTO"
 
 
-class ModelParallelError(Exception):
+class ModelParallelError(RLinfCheckError):
     """A check of RLinf's model-parallel placement failed (message as RLinf words it)."""
 
 
@@ -62,12 +64,44 @@ class ParallelSizes:
 
 def _continuous(name: str, gpus: list[int] | None) -> None:
     if gpus is not None and gpus != list(range(gpus[0], gpus[-1] + 1)):
-        raise ModelParallelError(f"{name} GPUs {gpus} must be continuous.")
+        raise ModelParallelError(
+            Text("{component} GPUs {gpus} must be continuous.", component=name, gpus=gpus)
+        )
 
 
-def _require(condition: bool, message: str) -> None:
+def _require(condition: bool, message: Text) -> None:
     if not condition:
         raise ModelParallelError(message)
+
+
+def _specified(present: bool, component: str) -> None:
+    _require(
+        present,
+        Text(
+            "{component} GPUs must be specified in the component_placement config.",
+            component=component,
+        ),
+    )
+
+
+def _not_collocated(absent: bool, component: str) -> None:
+    _require(
+        absent,
+        Text("{component} GPUs must not be specified in collocated mode.", component=component),
+    )
+
+
+def _tp_fits(component: str, tp: int, world: int) -> None:
+    _require(
+        tp <= world,
+        Text(
+            "{component} TP size {tp} must be less than or equal to {component} world size "
+            "{world}.",
+            component=component,
+            tp=tp,
+            world=world,
+        ),
+    )
 
 
 def model_parallel_placement(
@@ -77,11 +111,9 @@ def model_parallel_placement(
     actor, rollout, reward = hardware.get("actor"), hardware.get("rollout"), hardware.get("reward")
     inference = hardware.get("inference", hardware.get("actor_inference"))
     critic_inference, critic = hardware.get("critic_inference"), hardware.get("critic")
-    _require(actor is not None, "Actor GPUs must be specified in the component_placement config.")
-    _require(
-        rollout is not None, "Rollout GPUs must be specified in the component_placement config."
-    )
-    _require(reward is not None, "Reward GPUs must be specified in the component_placement config.")
+    _specified(actor is not None, "Actor")
+    _specified(rollout is not None, "Rollout")
+    _specified(reward is not None, "Reward")
     for name, gpus in (
         ("Actor", actor),
         ("Rollout", rollout),
@@ -95,10 +127,15 @@ def model_parallel_placement(
     if sizes.auto_scheduler and critic is None:
         _require(
             disaggregated,
-            "AUTO mode is a more advanced version of disaggregated mode, so it "
-            "must satisfy the requirements of disaggregated mode.",
+            Text(
+                "AUTO mode is a more advanced version of disaggregated mode, so it "
+                "must satisfy the requirements of disaggregated mode."
+            ),
         )
-        order = "AUTO mode requires components to be placed in the order of actor -> rollout -> inference."
+        order = Text(
+            "AUTO mode requires components to be placed in the order of "
+            "actor -> rollout -> inference."
+        )
         _require(actor[0] == 0 and actor[-1] == rollout[0] - 1, order)
         tail = inference if inference is not None else rollout
         if inference is not None:
@@ -106,51 +143,40 @@ def model_parallel_placement(
         _require(tail[-1] == topo.total_gpus - 1, order)
         mode = AUTO
     elif actor == rollout:
-        _require(inference is None, "Inference GPUs must not be specified in collocated mode.")
-        _require(
-            critic_inference is None,
-            "Critic inference GPUs must not be specified in collocated mode.",
-        )
+        _not_collocated(inference is None, "Inference")
+        _not_collocated(critic_inference is None, "Critic inference")
         mode = COLLOCATED
     elif disaggregated:
         if inference is not None:
-            _require(
-                sizes.inference_tp <= len(inference),
-                f"Inference TP size {sizes.inference_tp} must be less than or equal to "
-                f"Inference world size {len(inference)}.",
-            )
+            _tp_fits("Inference", sizes.inference_tp, len(inference))
             _require(
                 sizes.recompute_logprobs,
-                "algorithm.recompute_logprobs has been set to false, which disables inference. "
-                f"So inference GPUs {inference} must not be specified.",
+                Text(
+                    "algorithm.recompute_logprobs has been set to false, which disables "
+                    "inference. So inference GPUs {gpus} must not be specified.",
+                    gpus=inference,
+                ),
             )
         if critic_inference is not None:
-            _require(
-                sizes.critic_inference_tp <= len(critic_inference),
-                f"Inference TP size {sizes.critic_inference_tp} must be less than or equal to "
-                f"Inference world size {len(critic_inference)}.",
-            )
+            _tp_fits("Inference", sizes.critic_inference_tp, len(critic_inference))
         mode = DISAGGREGATED
     else:
         raise ModelParallelError(
-            "The specified placement does not match either the collocated mode (all the components "
-            "use the same GPUs) or the disaggregated mode (all the components use completely "
-            f"different GPUs), but got {hardware}"
+            Text(
+                "The specified placement does not match either the collocated mode (all the "
+                "components use the same GPUs) or the disaggregated mode (all the components use "
+                "completely different GPUs), but got {hardware}",
+                hardware=hardware,
+            )
         )
-    _require(
-        sizes.actor_tp <= len(actor),
-        f"Actor TP size {sizes.actor_tp} must be less than or equal to Actor world size {len(actor)}.",
-    )
-    _require(
-        sizes.rollout_tp <= len(rollout),
-        f"Rollout TP size {sizes.rollout_tp} must be less than or equal to Rollout world size {len(rollout)}.",
-    )
+    _tp_fits("Actor", sizes.actor_tp, len(actor))
+    _tp_fits("Rollout", sizes.rollout_tp, len(rollout))
     try:
         return mode, _packed_components(
             mode, hardware, actor, rollout, inference, critic_inference, sizes, topo
         )
     except StrategyError as exc:
-        raise ModelParallelError(str(exc)) from None
+        raise ModelParallelError(exc.text) from None
 
 
 def _disjoint(*sets: list[int] | None) -> bool:
@@ -180,7 +206,11 @@ def _packed_components(mode, hardware, actor, rollout, inference, critic_inferen
         if sizes.actor_tp > sizes.rollout_tp:
             _require(
                 sizes.actor_tp % sizes.rollout_tp == 0,
-                f"Actor TP size ({sizes.actor_tp}) must be divisible by Rollout TP size ({sizes.rollout_tp})",
+                Text(
+                    "Actor TP size ({actor_tp}) must be divisible by Rollout TP size ({rollout_tp})",
+                    actor_tp=sizes.actor_tp,
+                    rollout_tp=sizes.rollout_tp,
+                ),
             )
             stride = sizes.actor_tp // sizes.rollout_tp
         rows["rollout"] = packed(rollout, sizes.rollout_tp, stride)
@@ -190,14 +220,25 @@ def _packed_components(mode, hardware, actor, rollout, inference, critic_inferen
             if sizes.use_pre_process_policy:
                 _require(
                     (actor[-1] - actor[0] + 1) % sizes.rollout_tp == 0,
-                    f"Actor GPUs {actor} must be divisible by the rollout TP size {sizes.rollout_tp} "
-                    "with use_pre_process_policy.",
+                    Text(
+                        "Actor GPUs {gpus} must be divisible by the rollout TP size {tp} "
+                        "with use_pre_process_policy.",
+                        gpus=actor,
+                        tp=sizes.rollout_tp,
+                    ),
                 )
                 rollout = list(range(actor[-1] + 1)) + rollout
         else:
             rows["actor"] = packed(actor)
         dp_size = len(rollout) // dp_chunk
-        _require(dp_size > 0, f"Rollout GPUs {rollout} are fewer than TP x PP ({dp_chunk}).")
+        _require(
+            dp_size > 0,
+            Text(
+                "Rollout GPUs {gpus} are fewer than TP x PP ({chunk}).",
+                gpus=rollout,
+                chunk=dp_chunk,
+            ),
+        )
         rows["rollout"] = packed(rollout, len(rollout) // dp_size)
         if inference is not None:
             split = mode == DISAGGREGATED and critic_inference is not None
@@ -216,20 +257,15 @@ def model_parallel_eval_placement(
 ) -> tuple[str, dict[str, list[ProcessPlacement]]]:
     """ModelParallelEvalComponentPlacement: collocated rollout (TP per process) and reward."""
     rollout, reward = hardware.get("rollout"), hardware.get("reward")
-    _require(
-        rollout is not None, "Rollout GPUs must be specified in the component_placement config."
-    )
-    _require(reward is not None, "Reward GPUs must be specified in the component_placement config.")
+    _specified(rollout is not None, "Rollout")
+    _specified(reward is not None, "Reward")
     _continuous("Rollout", rollout)
-    _require(
-        sizes.rollout_tp <= len(rollout),
-        f"Rollout TP size {sizes.rollout_tp} must be less than or equal to Rollout world size {len(rollout)}.",
-    )
+    _tp_fits("Rollout", sizes.rollout_tp, len(rollout))
     group = topo.groups["cluster"]
     try:
         rows = {"rollout": packed_placement(rollout[0], rollout[-1], group, topo, sizes.rollout_tp)}
         if reward:
             rows["reward"] = packed_placement(reward[0], reward[-1], group, topo)
     except StrategyError as exc:
-        raise ModelParallelError(str(exc)) from None
+        raise ModelParallelError(exc.text) from None
     return COLLOCATED, rows

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..i18n import Text
+from .errors import RLinfCheckError
 
-class RankSyntaxError(ValueError):
+
+class RankSyntaxError(RLinfCheckError, ValueError):
     """The text is not a rank list (RLinf raises ValueError here)."""
 
 
-class RankRangeError(ValueError):
+class RankRangeError(RLinfCheckError, ValueError):
     """A rank lies outside the available ranks or a range runs backwards (RLinf asserts)."""
 
 
@@ -32,7 +35,7 @@ def parse_rank_config(
     text = str(value)
     if text.lower() == "all":
         if available is None:
-            raise RankSyntaxError(f"'all' is not allowed here: {text}")
+            raise RankSyntaxError(Text("'all' is not allowed here: {text}", text=text))
         return sorted(set(available))
     bounds_of = sorted(available) if available is not None else None
     spans: list[range] = []
@@ -49,16 +52,26 @@ def parse_rank_config(
                 raise ValueError(piece)
         except ValueError:
             raise RankSyntaxError(
-                f'Invalid rank format {text} for {rank_type}, expected format: "a,b,c-d" or "all"'
+                Text(
+                    'Invalid rank format {text} for {rank_type}, expected format: "a,b,c-d" or "all"',
+                    text=text,
+                    rank_type=rank_type,
+                )
             ) from None
         if end < start:
             raise RankRangeError(
-                f"Start rank {start} must be less than or equal to end rank {end} "
-                f"in rank config {text} for {rank_type}."
+                Text(
+                    "Start rank {start} must be less than or equal to end rank {end} "
+                    "in rank config {text} for {rank_type}.",
+                    start=start,
+                    end=end,
+                    text=text,
+                    rank_type=rank_type,
+                )
             )
         if bounds_of is not None:
-            _check_within(start, "Start", text, bounds_of, rank_type)
-            _check_within(end, "End", text, bounds_of, rank_type)
+            _check_within(start, True, text, bounds_of, rank_type)
+            _check_within(end, False, text, bounds_of, rank_type)
         spans.append(range(start, end + 1))
     if len(spans) == 1:  # the common case, kept cheap for 100k-process placements
         return list(spans[0])
@@ -66,16 +79,48 @@ def parse_rank_config(
 
 
 def _check_within(
-    rank: int, which: str, text: str, available: list[int], rank_type: str | None
+    rank: int, is_start: bool, text: str, available: list[int], rank_type: str | None
 ) -> None:
     kind = rank_type if rank_type is not None else ""
     if not available:
-        raise RankRangeError(
-            f'{which} rank {rank} in rank config string "{text}" must be within the available '
-            f"{kind} ranks [], but there are no {kind} resources."
-        )
+        raise RankRangeError(_no_resources(rank, is_start, text, kind))
     if not available[0] <= rank <= available[-1]:
-        raise RankRangeError(
-            f'{which} rank {rank} in rank config string "{text}" must be within the available '
-            f"{kind} ranks {format_ranks(available)}."
+        raise RankRangeError(_outside(rank, is_start, text, kind, format_ranks(available)))
+
+
+def _no_resources(rank: int, is_start: bool, text: str, kind: str) -> Text:
+    if is_start:
+        return Text(
+            'Start rank {rank} in rank config string "{text}" must be within the available '
+            "{kind} ranks [], but there are no {kind} resources.",
+            rank=rank,
+            text=text,
+            kind=kind,
         )
+    return Text(
+        'End rank {rank} in rank config string "{text}" must be within the available '
+        "{kind} ranks [], but there are no {kind} resources.",
+        rank=rank,
+        text=text,
+        kind=kind,
+    )
+
+
+def _outside(rank: int, is_start: bool, text: str, kind: str, available: str) -> Text:
+    if is_start:
+        return Text(
+            'Start rank {rank} in rank config string "{text}" must be within the available '
+            "{kind} ranks {available}.",
+            rank=rank,
+            text=text,
+            kind=kind,
+            available=available,
+        )
+    return Text(
+        'End rank {rank} in rank config string "{text}" must be within the available '
+        "{kind} ranks {available}.",
+        rank=rank,
+        text=text,
+        kind=kind,
+        available=available,
+    )

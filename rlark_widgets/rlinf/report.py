@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from .cluster import ClusterSpec, parse_cluster
 from .errors import RLinfConfigError
 from .expansion import (
@@ -19,12 +20,20 @@ from .loader import RLinfConfig
 from .topology import GpuLayout
 
 MODE_LESSONS = {
-    "HYBRID": "Hybrid placement: components may share or split GPUs freely; RLinf never asks Ray "
-    "for GPU resources, so sharing costs nothing in scheduling.",
-    "COLLOCATED": "Collocated: actor and rollout use the same GPUs and take turns (offload/reload).",
-    "DISAGGREGATED": "Disaggregated: actor, rollout and inference each own their GPUs (a pipeline).",
-    "AUTO": "AUTO (dynamic scheduler): disaggregated placement that must end on the last GPU of "
-    "the cluster, so it depends on the exact total GPU count.",
+    "HYBRID": Text(
+        "Hybrid placement: components may share or split GPUs freely; RLinf never asks Ray "
+        "for GPU resources, so sharing costs nothing in scheduling."
+    ),
+    "COLLOCATED": Text(
+        "Collocated: actor and rollout use the same GPUs and take turns (offload/reload)."
+    ),
+    "DISAGGREGATED": Text(
+        "Disaggregated: actor, rollout and inference each own their GPUs (a pipeline)."
+    ),
+    "AUTO": Text(
+        "AUTO (dynamic scheduler): disaggregated placement that must end on the last GPU of "
+        "the cluster, so it depends on the exact total GPU count."
+    ),
 }
 
 
@@ -89,7 +98,7 @@ def inspect_config(
                 Severity.INFO,
                 "cluster.component_placement",
                 MODE_LESSONS[expansion.placement_mode],
-                "Nothing to fix: the mode decides no role count on RLark.",
+                Text("Nothing to fix: the mode decides no role count on RLark."),
                 "RLinf docs: execution modes; rlinf/utils/placement.py",
             )
         )
@@ -110,9 +119,11 @@ def _task_type_findings(task_type: str | None, placement_class: str | None) -> l
                 "CFG-TASK-TYPE",
                 Severity.INFO,
                 "runner.task_type",
-                "runner.task_type is not set; the placement was expanded as an embodied "
-                "(hybrid) config.",
-                "Set runner.task_type to the entry point's task type.",
+                Text(
+                    "runner.task_type is not set; the placement was expanded as an embodied "
+                    "(hybrid) config."
+                ),
+                Text("Set runner.task_type to the entry point's task type."),
                 "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
             )
         ]
@@ -122,8 +133,11 @@ def _task_type_findings(task_type: str | None, placement_class: str | None) -> l
                 "CFG-TASK-TYPE",
                 Severity.ERROR,
                 "runner.task_type",
-                f"runner.task_type '{task_type}' is not one RLinf supports.",
-                f"Use one of {', '.join(SUPPORTED_TASK_TYPES)}.",
+                Text(
+                    "runner.task_type '{task_type}' is not one RLinf supports.",
+                    task_type=task_type,
+                ),
+                Text("Use one of {task_types}.", task_types=", ".join(SUPPORTED_TASK_TYPES)),
                 "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
             )
         ]

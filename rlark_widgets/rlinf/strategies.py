@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import Text
+from .errors import RLinfCheckError
 from .topology import ACCELERATOR, ResourceGroup, Topology
 
 
@@ -38,7 +40,7 @@ class ProcessPlacement:
         }
 
 
-class StrategyError(Exception):
+class StrategyError(RLinfCheckError):
     """A strategy check failed; the caller adds the component context."""
 
 
@@ -76,7 +78,7 @@ def assign_local_ranks(rows: list[ProcessPlacement]) -> None:
     for row in rows:
         if row.node_rank != current:
             if row.node_rank < current:
-                raise StrategyError("Placements must be sorted by node_id.")
+                raise StrategyError(Text("Placements must be sorted by node_id."))
             counts[current] = local
             current, local = row.node_rank, 0
         row.local_rank = local
@@ -91,7 +93,7 @@ def flexible_placement(
 ) -> list[ProcessPlacement]:
     """FlexiblePlacementStrategy over the concatenated resources of ``groups``."""
     if not hardware_lists:
-        raise StrategyError("The hardware_ranks_list must not be empty.")
+        raise StrategyError(Text("The hardware_ranks_list must not be empty."))
     if len(groups) == 1:
         g = groups[0]
         res_node, res_local = g.resource_node, g.resource_local
@@ -112,23 +114,36 @@ def flexible_placement(
         for h in hw:
             if not 0 <= h < total:
                 raise StrategyError(
-                    f"Hardware rank {h} is out of range. Must be between 0 and {total - 1}."
+                    Text(
+                        "Hardware rank {rank} is out of range. Must be between 0 and {last}.",
+                        rank=h,
+                        last=total - 1,
+                    )
                 )
         node = res_node[hw[0]]
         if len(hw) > 1:
             nodes = {res_node[h] for h in hw}
             if len(nodes) != 1:
                 raise StrategyError(
-                    f"All hardware ranks {hw} for a process must be on the same node. "
-                    f"Instead, the hardware exist across node ranks {nodes}"
+                    Text(
+                        "All hardware ranks {ranks} for a process must be on the same node. "
+                        "Instead, the hardware exist across node ranks {nodes}",
+                        ranks=hw,
+                        nodes=nodes,
+                    )
                 )
             if len(set(hw)) != len(hw):
-                raise StrategyError(f"All hardware ranks {hw} for a process must be unique.")
+                raise StrategyError(
+                    Text("All hardware ranks {ranks} for a process must be unique.", ranks=hw)
+                )
             hw = sorted(hw)
         group = group_of[res_group[hw[0]]] if res_group is not None else group_of[0]
         if res_group is not None and len({group_of[res_group[h]].hardware_type for h in hw}) > 1:
             raise StrategyError(
-                f"All hardware ranks {hw} for a process must use the same hardware type."
+                Text(
+                    "All hardware ranks {ranks} for a process must use the same hardware type.",
+                    ranks=hw,
+                )
             )
         rows.append(_hardware_row(rank, node, group, tuple(res_local[h] for h in hw), all_gpus))
     assign_local_ranks(rows)
@@ -140,13 +155,17 @@ def node_placement(
 ) -> list[ProcessPlacement]:
     """NodePlacementStrategy: each process on one node of the groups, seeing all its GPUs."""
     if not hardware_lists:
-        raise StrategyError("The node_ranks list must not be empty.")
+        raise StrategyError(Text("The node_ranks list must not be empty."))
     indices = []
     for process, resources in enumerate(hardware_lists):
         if len(resources) != 1:
             raise StrategyError(
-                f"Process rank {process} is allocated to node ranks {resources}, which is "
-                "impossible as one process cannot run across multiple nodes."
+                Text(
+                    "Process rank {process} is allocated to node ranks {nodes}, which is "
+                    "impossible as one process cannot run across multiple nodes.",
+                    process=process,
+                    nodes=resources,
+                )
             )
         indices.append(resources[0])
     indices.sort()
@@ -157,8 +176,12 @@ def node_placement(
         overlap = seen.intersection(g.node_ranks)
         if overlap:
             raise StrategyError(
-                f"Node groups {labels} have overlapping nodes {overlap}. "
-                "Node placement across multiple groups requires disjoint node sets."
+                Text(
+                    "Node groups {labels} have overlapping nodes {overlap}. "
+                    "Node placement across multiple groups requires disjoint node sets.",
+                    labels=labels,
+                    overlap=overlap,
+                )
             )
         seen.update(g.node_ranks)
         flat.extend((n, g.label) for n in g.node_ranks)
@@ -167,8 +190,13 @@ def node_placement(
     for rank, index in enumerate(indices):
         if not 0 <= index < len(flat):
             raise StrategyError(
-                f"Node rank {index} is out of range for selected node groups {labels} "
-                f"(total nodes {len(flat)})."
+                Text(
+                    "Node rank {index} is out of range for selected node groups {labels} "
+                    "(total nodes {total}).",
+                    index=index,
+                    labels=labels,
+                    total=len(flat),
+                )
             )
         node, label = flat[index]
         visible = all_gpus(node)
@@ -192,16 +220,28 @@ def packed_placement(
     """
     count = end - start + 1
     if start < 0 or end < start:
-        raise StrategyError(f"The hardware ranks [{start}, {end}] are not a valid range.")
+        raise StrategyError(
+            Text("The hardware ranks [{start}, {end}] are not a valid range.", start=start, end=end)
+        )
     if count % (per_process * stride):
         raise StrategyError(
-            f"The number of hardware {count} must be divisible by num_hardware_per_process * "
-            f"stride ({per_process * stride})."
+            Text(
+                "The number of hardware {count} must be divisible by num_hardware_per_process * "
+                "stride ({step}).",
+                count=count,
+                step=per_process * stride,
+            )
         )
     if end >= group.count:
         raise StrategyError(
-            f"Hardware ranks [{start}, {end}] exceed available resources ({group.count}) across "
-            f"selected node groups {[group.label]}."
+            Text(
+                "Hardware ranks [{start}, {end}] exceed available resources ({available}) across "
+                "selected node groups {labels}.",
+                start=start,
+                end=end,
+                available=group.count,
+                labels=[group.label],
+            )
         )
     res_node, res_local = group.resource_node, group.resource_local
     used = [False] * (count + per_process * stride)  # index h - start
@@ -213,10 +253,19 @@ def packed_placement(
         on_node = topo.gpus[node] if group.hardware_type == ACCELERATOR else res_node.count(node)
         if local_hw + (per_process - 1) * stride > on_node:
             raise StrategyError(
-                f"Trouble finding placement for Rank {len(rows)} which starts at hardware {local_hw} "
-                f"in node {node} and node group {group.label}, with {per_process} hardware and "
-                f"stride {stride}. But only {on_node} hardware available in the node. As a result, "
-                "this process will spread across multiple nodes, which is impossible."
+                Text(
+                    "Trouble finding placement for Rank {rank} which starts at hardware {local} "
+                    "in node {node} and node group {label}, with {per_process} hardware and "
+                    "stride {stride}. But only {on_node} hardware available in the node. As a "
+                    "result, this process will spread across multiple nodes, which is impossible.",
+                    rank=len(rows),
+                    local=local_hw,
+                    node=node,
+                    label=group.label,
+                    per_process=per_process,
+                    stride=stride,
+                    on_node=on_node,
+                )
             )
         local = tuple(range(local_hw, local_hw + per_process * stride, stride))
         for h in range(hw_start, hw_start + per_process * stride, stride):

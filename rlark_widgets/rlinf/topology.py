@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..i18n import Text
 from .cluster import ClusterSpec
 
 ACCELERATOR = "Accelerator"
@@ -51,10 +52,30 @@ class GpuLayout:
     def count(self, node_rank: int) -> int:
         return self.per_node.get(node_rank, self.default)
 
-    def describe(self) -> str:
+    def describe(self) -> Text:
+        """``8 per node`` or ``node 0: 8, node 1: 4``, in the reader's language."""
         if not self.per_node:
-            return f"{self.default} per node"
-        return ", ".join(f"node {r}: {c}" for r, c in sorted(self.per_node.items()))
+            return Text("{count} per node", count=self.default)
+        return _node_listing(sorted(self.per_node.items()))
+
+
+def _node_listing(counts: list[tuple[int, int]]) -> Text:
+    """``node 0: 8, node 1: 4, ...`` built around the middle entry, so each template holds a
+    whole phrase for the translator and thousands of nodes nest only log2(n) deep."""
+    middle = len(counts) // 2
+    rank, count = counts[middle]
+    if middle == 0:
+        return Text("node {rank}: {count}", rank=rank, count=count)
+    before = _node_listing(counts[:middle])
+    if middle == len(counts) - 1:
+        return Text("{before}, node {rank}: {count}", before=before, rank=rank, count=count)
+    return Text(
+        "{before}, node {rank}: {count}, {after}",
+        before=before,
+        rank=rank,
+        count=count,
+        after=_node_listing(counts[middle + 1 :]),
+    )
 
 
 @dataclass

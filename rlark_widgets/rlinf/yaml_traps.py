@@ -5,6 +5,7 @@ from __future__ import annotations
 import yaml
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 
 SOURCE = "rlinf-cluster-spec §1.2: OmegaConf/PyYAML read unquoted H:M as a base-60 integer"
 
@@ -39,9 +40,14 @@ def sexagesimal_findings(text: str) -> list[Finding]:
                     "CFG-YAML-SEXAGESIMAL",
                     Severity.ERROR if path.startswith("cluster.") else Severity.WARNING,
                     path,
-                    f"Line {line}: the unquoted value {node.value} is read as the integer {number} "
-                    f"(YAML 1.1 base-60), so RLinf sees {number}, not '{node.value}'.",
-                    f'Quote it: "{node.value}".',
+                    Text(
+                        "Line {line}: the unquoted value {value} is read as the integer {number} "
+                        "(YAML 1.1 base-60), so RLinf sees {number}, not '{value}'.",
+                        line=line,
+                        value=node.value,
+                        number=number,
+                    ),
+                    Text('Quote it: "{value}".', value=node.value),
                     SOURCE,
                 )
             )

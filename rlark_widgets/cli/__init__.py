@@ -1,6 +1,7 @@
 """``rlark-migrate``: the command-line face of the same core the app uses.
 
 Exit codes: 0 done, 1 findings or failure (the config is rejected), 2 usage, 3 timeout.
+Output is English or Chinese (``--lang``, default ``$RLARK_LANG``); JSON keys never change.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from ..i18n import LANGUAGES, Text, default_language
 from . import catalogue_cmd, check_cmd, inspect_cmd, job_cmds, plan_cmd
 from .config_args import UsageError
 
@@ -26,10 +28,24 @@ def build_parser() -> argparse.ArgumentParser:
         "2 usage error, 3 timeout.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    add_lang_argument(parser, default_language())
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMANDS:
         module.register(commands)
+    for command in {id(p): p for p in commands.choices.values()}.values():
+        add_lang_argument(command, argparse.SUPPRESS)  # absent after COMMAND: keep the global
     return parser
+
+
+def add_lang_argument(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--lang`` before or after the command: a subcommand only sets it when it is given."""
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=default,
+        help="language of the output: en or zh (default: $RLARK_LANG, else en); "
+        "JSON keys stay the same",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,8 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except UsageError as exc:
         parser.print_usage(sys.stderr)
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        message = Text("{prog}: error: {message}", prog=parser.prog, message=exc.text)
+        print(message.render(args.lang), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("Interrupted.", file=sys.stderr)
+        print(Text("Interrupted.").render(args.lang), file=sys.stderr)
         return EXIT_FAILED

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from ..findings import has_errors
@@ -12,7 +11,14 @@ from ..rlark.check import check_job
 from ..rlark.schema import schema_findings
 from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
 from ..rlinf import inspect_config
-from .config_args import add_config_arguments, gpu_layout, has_config, load_from_args
+from .config_args import (
+    add_config_arguments,
+    exc_text,
+    gpu_layout,
+    has_config,
+    load_from_args,
+    print_error,
+)
 from .plan_cmd import load_inventory_arg
 from .render import findings_text
 
@@ -41,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         text = Path(args.job).read_text(encoding="utf-8")
         manifest = load_manifest(text)
     except (OSError, UnicodeDecodeError, JobYamlError) as exc:
-        print(f"error: {args.job}: {exc}", file=sys.stderr)
+        print_error(exc_text(exc), "", args.lang, path=args.job)
         return 1
     findings = schema_findings(manifest)
     try:
@@ -64,10 +70,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(
             json.dumps(
-                {"ok": not has_errors(findings), "findings": [f.to_dict() for f in findings]},
+                {
+                    "ok": not has_errors(findings),
+                    "findings": [f.to_dict(args.lang) for f in findings],
+                },
                 indent=2,
             )
         )
     else:
-        print(findings_text(findings))
+        print(findings_text(findings, args.lang))
     return 1 if has_errors(findings) else 0

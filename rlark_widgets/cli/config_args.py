@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..i18n import Text, render
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout
 
 
 class UsageError(Exception):
-    """The command line is wrong (exit code 2, like argparse's own errors)."""
+    """The command line is wrong (exit code 2, like argparse's own errors); ``text`` in any language."""
+
+    def __init__(self, text: Text | str) -> None:
+        super().__init__(render(text))
+        self.text = text
 
 
 def add_config_arguments(
@@ -85,8 +90,10 @@ def gpu_layout(args: argparse.Namespace) -> GpuLayout:
         return GpuLayout.uniform(args.gpus_per_node)
     except ValueError:
         raise UsageError(
-            "GPU counts must be whole numbers >= 0, e.g. --gpus-per-node 8 "
-            "or --gpus-per-node-map 0:8,1:4"
+            Text(
+                "GPU counts must be whole numbers >= 0, e.g. --gpus-per-node 8 "
+                "or --gpus-per-node-map 0:8,1:4"
+            )
         ) from None
 
 
@@ -95,7 +102,7 @@ def _env(args: argparse.Namespace) -> dict[str, str]:
     for item in args.env:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"--env takes NAME=VALUE, got {item!r}")
+            raise UsageError(Text("--env takes NAME=VALUE, got {item}", item=repr(item)))
         env[name] = value
     return env
 
@@ -107,15 +114,31 @@ def has_config(args: argparse.Namespace) -> bool:
 def load_from_args(args: argparse.Namespace) -> RLinfConfig | None:
     """Load the config the arguments name; print the error and return None if it fails."""
     if bool(args.config) == bool(args.config_dir or args.config_name):
-        raise UsageError("give either CONFIG or --config-dir DIR --config-name NAME")
+        raise UsageError(Text("give either CONFIG or --config-dir DIR --config-name NAME"))
     if not args.config and not (args.config_dir and args.config_name):
-        raise UsageError("--config-dir and --config-name go together")
+        raise UsageError(Text("--config-dir and --config-name go together"))
     try:
         if args.config:
             return load_config(args.config, args.overrides, _env(args), compose=not args.no_compose)
         return compose_config(args.config_dir, args.config_name, args.overrides, _env(args))
     except RLinfConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        if exc.fix:
-            print(f"  fix: {exc.fix}", file=sys.stderr)
+        print_error(exc.text, exc.fix_text, args.lang, path=exc.path)
         return None
+
+
+def exc_text(exc: Exception) -> Text | str:
+    """An exception's message as it carries it: its ``text`` (any language) or its English."""
+    text = getattr(exc, "text", None)
+    return text if isinstance(text, Text | str) and text else str(exc)
+
+
+def print_error(message: Text | str, fix: Text | str, lang: str, path: str = "") -> None:
+    """``error: [path: ]...`` and its ``fix: ...`` on stderr, in ``lang``."""
+    error = (
+        Text("error: {path}: {message}", path=path, message=message)
+        if path
+        else Text("error: {message}", message=message)
+    )
+    print(error.render(lang), file=sys.stderr)
+    if fix:
+        print("  " + Text("fix: {fix}", fix=fix).render(lang), file=sys.stderr)

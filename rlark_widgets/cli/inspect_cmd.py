@@ -37,5 +37,5 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"ok": False, "error": "config could not be loaded"}))
         return 1
     report = inspect_config(config, layout)
-    print(json.dumps(report.to_json(), indent=2) if args.json else report_text(report))
+    print(json.dumps(report.to_json(), indent=2) if args.json else report_text(report, args.lang))
     return 0 if report.ok and not has_errors(report.findings) else 1

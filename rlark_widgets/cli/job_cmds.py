@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 from ..backends.base import Backend, BackendError
 from ..backends.base import blocking as backend_blocking
 from ..findings import Severity
+from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
 from ..rlark.check import check_job
@@ -19,13 +19,23 @@ from ..rlark.record import RecordError, snapshot_record
 from ..rlark.yaml_io import JobYamlError, parse_job_yaml
 from ..rlinf import inspect_config
 from .backend_args import add_backend_arguments, open_backend
-from .config_args import UsageError, add_config_arguments, gpu_layout, has_config, load_from_args
+from .config_args import (
+    UsageError,
+    add_config_arguments,
+    exc_text,
+    gpu_layout,
+    has_config,
+    load_from_args,
+    print_error,
+)
 from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
 from .render import findings_text
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
 ENDED_PHASES = ("Succeeded", "Failed", "Stopped")
+#: Records are artefacts to compare and attach to issues: always English, whatever --lang says.
+RECORD_LANG = "en"
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -110,11 +120,13 @@ def _backend(args: argparse.Namespace) -> Backend:
     return open_backend(args)
 
 
-def _fail(exc: BackendError) -> int:
-    print(f"error: {exc.message}", file=sys.stderr)
-    if exc.fix:
-        print(f"  fix: {exc.fix}", file=sys.stderr)
+def _fail(exc: BackendError, lang: str) -> int:
+    print_error(exc.text, exc.fix_text, lang)
     return EXIT_FAILED
+
+
+def _say(message: Text | str, lang: str, **print_options) -> None:
+    print(render(message, lang), **print_options)
 
 
 def _job_and_report(args: argparse.Namespace):
@@ -124,7 +136,7 @@ def _job_and_report(args: argparse.Namespace):
         try:
             job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"))
         except (OSError, JobYamlError) as exc:
-            raise UsageError(f"{args.job}: {exc}") from None
+            raise UsageError(f"{args.job}: {render(exc_text(exc), args.lang)}") from None
         report = None
         if has_config(args):
             config = load_from_args(args)
@@ -134,17 +146,18 @@ def _job_and_report(args: argparse.Namespace):
         findings = check_job(job, report, inventory)
         return job, report, findings
     if not has_config(args):
-        raise UsageError("give a Job YAML or --config CONFIG to plan one")
+        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
     planned = plan_from_args(args, inventory)
     if planned is None:
         return None
     if planned.job is None:
-        print(findings_text(planned.findings))
+        print(findings_text(planned.findings, args.lang))
         return None
     return planned.job, planned.report, planned.findings
 
 
 def run_submit(args: argparse.Namespace) -> int:
+    lang = args.lang
     built = _job_and_report(args)
     if built is None:
         return EXIT_FAILED
@@ -156,10 +169,11 @@ def run_submit(args: argparse.Namespace) -> int:
         findings = [*findings, *backend.preflight(job)]
         shown = [f for f in findings if f.severity is not Severity.INFO]
         if shown:
-            print("Preflight\n" + findings_text(shown))
+            print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
         blocking = backend_blocking(findings, backend.name)
         if blocking:
-            print(f"\nNot submitted: {len(blocking)} error(s) above.", file=sys.stderr)
+            not_submitted = Text("Not submitted: {count} error(s) above.", count=len(blocking))
+            print("\n" + not_submitted.render(lang), file=sys.stderr)
             return EXIT_FAILED
         result = backend.submit(
             job,
@@ -167,27 +181,37 @@ def run_submit(args: argparse.Namespace) -> int:
             config=report.config if report else None,
         )
     except BackendError as exc:
-        return _fail(exc)
-    print(
-        f"{'Submitted' if result.created else 'Not submitted again'}: {result.name}. {result.message}"
+        return _fail(exc, lang)
+    _say(
+        Text("Submitted: {name}. {message}", name=result.name, message=result.message)
+        if result.created
+        else Text(
+            "Not submitted again: {name}. {message}", name=result.name, message=result.message
+        ),
+        lang,
     )
     if result.where:
-        print(f"Where: {result.where}")
+        _say(Text("Where: {where}", where=result.where), lang)
     flags = f"--backend {backend.name}" + (
         f" --workspace {args.workspace}" if backend.name == "local" else ""
     )
-    print(f"Next: rlark-migrate status {result.name} {flags} --watch")
+    command = f"rlark-migrate status {result.name} {flags} --watch"
+    _say(Text("Next: {command}", command=command), lang)
     if not args.wait:
         return EXIT_OK
     try:
-        outcome = wait_for(lambda: backend.snapshot(job.name), args.wait, args.timeout)
+        outcome = wait_for(lambda: backend.snapshot(job.name), args.wait, args.timeout, lang=lang)
     except KeyboardInterrupt:
-        print(
-            f"\nInterrupted: the Job {job.name} keeps running. Stop it with: rlark-migrate stop {job.name} {flags}"
+        stop = f"rlark-migrate stop {job.name} {flags}"
+        interrupted = Text(
+            "Interrupted: the Job {job} keeps running. Stop it with: {command}",
+            job=job.name,
+            command=stop,
         )
+        print("\n" + interrupted.render(lang))
         return EXIT_FAILED
     except BackendError as exc:
-        return _fail(exc)
+        return _fail(exc, lang)
     print(outcome.message)
     if outcome.reached:
         return EXIT_OK
@@ -204,12 +228,19 @@ def run_status(args: argparse.Namespace) -> int:
         backend = _backend(args)
         desired = _desired(backend, args.name)
         while True:
-            snap = backend.snapshot(args.name)
+            try:
+                snap = backend.snapshot(args.name)
+            except BackendError as exc:  # a dropped or busy server: say so, keep watching
+                if not (args.watch and getattr(exc, "transient", False)):
+                    raise
+                _fail(exc, args.lang)
+                time.sleep(args.interval)
+                continue
             result = diagnose(snap)
             if args.json:
                 print(
                     json.dumps(
-                        {"snapshot": snap.to_dict(), "diagnosis": dataclasses.asdict(result)},
+                        {"snapshot": snap.to_dict(), "diagnosis": result.to_dict(args.lang)},
                         indent=2,
                         default=str,
                     )
@@ -217,20 +248,21 @@ def run_status(args: argparse.Namespace) -> int:
             else:
                 if args.watch and sys.stdout.isatty():
                     print("\x1b[2J\x1b[H", end="")
-                print("\n".join(summary_lines(snap, desired, result)))
+                print("\n".join(summary_lines(snap, desired, result, args.lang)))
             ended = not snap.exists or snap.phase in ENDED_PHASES
             if not args.watch or ended:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
-            print(
-                f"(refreshing every {args.interval:g} s; Ctrl-C stops watching, the Job keeps running)",
-                flush=True,
+            refreshing = Text(
+                "(refreshing every {seconds} s; Ctrl-C stops watching, the Job keeps running)",
+                seconds=f"{args.interval:g}",
             )
+            _say(refreshing, args.lang, flush=True)
             time.sleep(args.interval)
     except KeyboardInterrupt:
-        print("\nStopped watching; the Job keeps running.")
+        print("\n" + Text("Stopped watching; the Job keeps running.").render(args.lang))
         return EXIT_OK
     except BackendError as exc:
-        return _fail(exc)
+        return _fail(exc, args.lang)
 
 
 def run_logs(args: argparse.Namespace) -> int:
@@ -241,7 +273,13 @@ def run_logs(args: argparse.Namespace) -> int:
             snap = backend.snapshot(args.name)
             match = next((w for w in snap.workers if w.rank == args.rank), None)
             if match is None:
-                raise UsageError(f"no Worker of {args.name} has RLINF_NODE_RANK {args.rank}")
+                raise UsageError(
+                    Text(
+                        "no Worker of {job} has RLINF_NODE_RANK {rank}",
+                        job=args.name,
+                        rank=args.rank,
+                    )
+                )
             worker = match.key
         elif args.worker is None:
             job = backend.job(args.name)
@@ -249,23 +287,23 @@ def run_logs(args: argparse.Namespace) -> int:
             worker = f"{header.name}/0" if header else worker
         print(backend.logs(args.name, worker, tail=args.tail), end="")
     except BackendError as exc:
-        return _fail(exc)
+        return _fail(exc, args.lang)
     return EXIT_OK
 
 
 def run_stop(args: argparse.Namespace) -> int:
     try:
-        print(_backend(args).stop(args.name))
+        _say(_backend(args).stop(args.name), args.lang)
     except BackendError as exc:
-        return _fail(exc)
+        return _fail(exc, args.lang)
     return EXIT_OK
 
 
 def run_delete(args: argparse.Namespace) -> int:
     try:
-        print(_backend(args).delete(args.name))
+        _say(_backend(args).delete(args.name), args.lang)
     except BackendError as exc:
-        return _fail(exc)
+        return _fail(exc, args.lang)
     return EXIT_OK
 
 
@@ -275,8 +313,8 @@ def run_record(args: argparse.Namespace) -> int:
         job = backend.job(args.name)
         if job is None:
             raise BackendError(
-                f"No Job named {args.name} on {backend.name}.",
-                "Check the name (and --namespace / --workspace).",
+                Text("No Job named {job} on {backend}.", job=args.name, backend=backend.name),
+                Text("Check the name (and --namespace / --workspace)."),
             )
         snap = backend.snapshot(args.name)
         logs = {}
@@ -284,12 +322,14 @@ def run_record(args: argparse.Namespace) -> int:
             try:
                 logs[worker.key] = backend.logs(args.name, worker.key, tail=500)
             except BackendError as exc:
-                logs[worker.key] = f"(log not available: {exc.message})\n"
-        record = snapshot_record(job, snap.to_dict(), dataclasses.asdict(diagnose(snap)), logs)
-        print(f"Record written to {record.write(args.output)}")
+                missing = Text("(log not available: {message})", message=exc.text)
+                logs[worker.key] = missing.render(RECORD_LANG) + "\n"
+        diagnosis = diagnose(snap).to_dict(RECORD_LANG)
+        record = snapshot_record(job, snap.to_dict(), diagnosis, logs)
+        _say(Text("Record written to {path}", path=record.write(args.output)), args.lang)
     except BackendError as exc:
-        return _fail(exc)
+        return _fail(exc, args.lang)
     except RecordError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(exc_text(exc), "", args.lang)
         return EXIT_FAILED
     return EXIT_OK

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings import Finding, has_errors
+from ..i18n import Text, render
 from ..rlark.build import JobSettings, build_job
 from ..rlark.check import check_job
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Job, Mount
-from ..rlark.planner import TEMPLATES, Plan, plan_roles
+from ..rlark.planner import TEMPLATES, Plan, RolePlan, plan_roles
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import render_job_yaml
 from ..rlinf import ConfigReport, inspect_config
-from .config_args import UsageError, add_config_arguments, gpu_layout, load_from_args
+from .config_args import (
+    UsageError,
+    add_config_arguments,
+    exc_text,
+    gpu_layout,
+    load_from_args,
+    print_error,
+)
 from .render import findings_text, plan_text
 
 
@@ -95,12 +102,12 @@ def _mounts(args: argparse.Namespace) -> list[Mount]:
     for index, item in enumerate(args.storage):
         source, sep, path = item.partition(":")
         if not sep:
-            raise UsageError(f"--storage takes CLASS:/PATH, got {item!r}")
+            raise UsageError(Text("--storage takes CLASS:/PATH, got {item}", item=repr(item)))
         mounts.append(Mount(f"storage-{index}" if index else "output", "storage", source, path))
     for index, item in enumerate(args.host_path):
         source, sep, path = item.partition(":")
         if not sep:
-            raise UsageError(f"--host-path takes /SRC:/PATH, got {item!r}")
+            raise UsageError(Text("--host-path takes /SRC:/PATH, got {item}", item=repr(item)))
         mounts.append(Mount(f"host-{index}", "hostPath", source, path))
     return mounts
 
@@ -111,7 +118,7 @@ def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
     try:
         return load_inventory(args.inventory)
     except InventoryError as exc:
-        raise UsageError(f"--inventory: {exc}") from None
+        raise UsageError(f"--inventory: {render(exc_text(exc), args.lang)}") from None
 
 
 @dataclass
@@ -168,35 +175,35 @@ def run(args: argparse.Namespace) -> int:
             try:
                 build_record(plan, job, findings, planned.facts).write(args.record)
             except RecordError as exc:
-                print(f"error: {exc}", file=sys.stderr)
+                print_error(exc_text(exc), "", args.lang)
                 return 1
     if args.json:
         print(
             json.dumps(
                 {
                     "ok": plan.ok and not has_errors(findings),
-                    "roles": [_role_json(r) for r in plan.roles],
+                    "roles": [_role_json(r, args.lang) for r in plan.roles],
                     "rank_map": [
                         {"rlinf_node_rank": r, "role": n, "worker": i}
                         for r, n, i in plan.rank_map()
                     ],
-                    "explanations": plan.explanations,
+                    "explanations": [render(e, args.lang) for e in plan.explanations],
                     "job": job.to_manifest() if job else None,
-                    "findings": [f.to_dict() for f in findings],
+                    "findings": [f.to_dict(args.lang) for f in findings],
                 },
                 indent=2,
                 default=str,
             )
         )
     else:
-        print(plan_text(plan))
+        print(plan_text(plan, args.lang))
         if job is not None and not args.output:
-            print("\nJob YAML\n" + redact(render_job_yaml(job)))
-        print("\nFindings\n" + findings_text(findings))
+            print("\n" + Text("Job YAML").render(args.lang) + "\n" + redact(render_job_yaml(job)))
+        print("\n" + Text("Findings").render(args.lang) + "\n" + findings_text(findings, args.lang))
     return 1 if has_errors(findings) or not plan.ok else 0
 
 
-def _role_json(role) -> dict:
+def _role_json(role: RolePlan, lang: str) -> dict:
     return {
         "name": role.name,
         "head": role.head,
@@ -207,5 +214,5 @@ def _role_json(role) -> dict:
         "env": sorted(role.env),
         "node_selector": role.node_selector,
         "matched_nodes": role.matched_nodes,
-        "why": role.why,
+        "why": [render(w, lang) for w in role.why],
     }

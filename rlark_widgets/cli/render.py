@@ -3,185 +3,266 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from unicodedata import east_asian_width
 
 from ..findings import Finding, Severity
-from ..rlinf import ConfigReport
+from ..i18n import Text, render
+from ..rlark.planner import Plan
+from ..rlinf import ClusterSpec, ConfigReport, Expansion, NodeGroupSpec
 from ..rlinf.ranks import format_ranks
 
 SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+WIDE = ("W", "F")  # East Asian wide and full-width characters take two terminal columns
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    cells = [[str(h) for h in headers], *[[str(c) for c in row] for row in rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+def width(text: str) -> int:
+    """Terminal columns of ``text``: Chinese headers and cells line up with English ones."""
+    return sum(2 if east_asian_width(c) in WIDE else 1 for c in text)
+
+
+def table(headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en") -> str:
+    cells = [[render(h, lang) for h in headers], *[[render(c, lang) for c in row] for row in rows]]
+    widths = [max(width(row[i]) for row in cells) for i in range(len(headers))]
     lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+        "  ".join(c + " " * (w - width(c)) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in cells
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
 
-def findings_text(findings: Sequence[Finding]) -> str:
+def _finding_line(finding: Finding) -> Text:
+    """Whole templates per severity, so the label is translated with its sentence."""
+    where = finding.path or "-"
+    if finding.severity is Severity.ERROR:
+        return Text(
+            "[error] {rule} at {path}: {message}",
+            rule=finding.rule_id,
+            path=where,
+            message=finding.text,
+        )
+    if finding.severity is Severity.WARNING:
+        return Text(
+            "[warning] {rule} at {path}: {message}",
+            rule=finding.rule_id,
+            path=where,
+            message=finding.text,
+        )
+    return Text(
+        "[info] {rule} at {path}: {message}",
+        rule=finding.rule_id,
+        path=where,
+        message=finding.text,
+    )
+
+
+def findings_text(findings: Sequence[Finding], lang: str = "en") -> str:
     if not findings:
-        return "No findings."
+        return Text("No findings.").render(lang)
     lines = []
     for f in sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity]):
-        lines.append(f"[{f.severity.value}] {f.rule_id} at {f.path or '-'}: {f.message}")
-        if f.fix:
-            lines.append(f"    fix: {f.fix}")
+        lines.append(_finding_line(f).render(lang))
+        if f.fix_text:
+            lines.append("    " + Text("fix: {fix}", fix=f.fix_text).render(lang))
     return "\n".join(lines)
 
 
-def report_text(report: ConfigReport) -> str:
-    config, expansion, cluster = report.config, report.expansion, report.cluster
-    out = [
-        f"{config.name}  ({config.source})",
-        f"task type: {expansion.task_type or '(not set)'}   placement: {expansion.placement_class}"
-        f" ({expansion.placement_mode or '-'})   nodes: {expansion.num_nodes or '-'}"
-        f"   GPUs assumed: {report.layout.describe()}",
+def _summary_line(report: ConfigReport) -> Text:
+    expansion = report.expansion
+    return Text(
+        "task type: {task_type}   placement: {placement} ({mode})   nodes: {nodes}"
+        "   GPUs assumed: {gpus}",
+        task_type=expansion.task_type or Text("(not set)"),
+        placement=expansion.placement_class,
+        mode=expansion.placement_mode or "-",
+        nodes=expansion.num_nodes or "-",
+        gpus=report.layout.describe(),
+    )
+
+
+def _gpu_search_line(report: ConfigReport) -> Text:
+    smallest, failing = report.min_gpus_per_node, report.failing_gpus_per_node
+    if not smallest:
+        line = Text("smallest uniform GPUs per node that RLinf accepts: none in 1-16")
+    else:
+        line = Text("smallest uniform GPUs per node that RLinf accepts: {gpus}", gpus=smallest)
+    if not failing:
+        return line
+    return Text("{line}; rejected with {failing}", line=line, failing=format_ranks(failing))
+
+
+def _node_groups(cluster: ClusterSpec, lang: str) -> list[str]:
+    def hardware(group: NodeGroupSpec) -> Text | str:
+        if group.hardware_type:
+            return group.hardware_type
+        return Text("none (ignored)") if group.ignore_hardware else "GPUs"
+
+    return [
+        "",
+        Text("Node groups").render(lang),
+        table(
+            (Text("label"), Text("node ranks"), Text("hardware"), Text("env configs")),
+            (
+                (g.label, format_ranks(g.node_ranks), hardware(g), len(g.env_configs))
+                for g in cluster.node_groups
+            ),
+            lang,
+        ),
     ]
+
+
+def _components(expansion: Expansion, lang: str) -> list[str]:
+    return [
+        "",
+        Text("Components").render(lang),
+        table(
+            (Text("component"), Text("processes"), Text("strategy"), Text("placement")),
+            (
+                (
+                    c.name,
+                    c.world_size,
+                    c.strategy.removesuffix("PlacementStrategy"),
+                    c.path.split(".", 2)[-1],
+                )
+                for c in sorted(expansion.components.values(), key=lambda c: c.name)
+            ),
+            lang,
+        ),
+    ]
+
+
+def _per_node(expansion: Expansion, lang: str) -> list[str]:
+    headers = (
+        Text("node"),
+        Text("groups"),
+        Text("GPUs used"),
+        Text("min GPUs"),
+        Text("idle GPUs"),
+        Text("processes"),
+        Text("components"),
+        Text("robots"),
+    )
+    rows = (
+        (
+            n.node_rank,
+            ",".join(n.labels) or "-",
+            format_ranks(n.accelerators_used) if n.accelerators_used else "-",
+            n.min_accelerators_needed,
+            len(n.idle_accelerators),
+            n.processes,
+            ",".join(n.components),
+            ",".join(n.other_hardware_used) or "-",
+        )
+        for n in expansion.per_node.values()
+    )
+    return [
+        "",
+        Text("Per node (Ray nodes by RLINF_NODE_RANK)").render(lang),
+        table(headers, rows, lang),
+    ]
+
+
+def report_text(report: ConfigReport, lang: str = "en") -> str:
+    config, expansion, cluster = report.config, report.expansion, report.cluster
+    out = [f"{config.name}  ({config.source})", _summary_line(report).render(lang)]
     if config.overrides:
-        out.append("overrides: " + " ".join(config.overrides))
+        out.append(
+            Text("overrides: {overrides}", overrides=" ".join(config.overrides)).render(lang)
+        )
     if report.min_gpus_per_node is not None or report.failing_gpus_per_node:
-        smallest = report.min_gpus_per_node
-        failing = report.failing_gpus_per_node
-        line = f"smallest uniform GPUs per node that RLinf accepts: {smallest if smallest else 'none in 1-16'}"
-        if failing:
-            line += f"; rejected with {format_ranks(failing)}"
-        out.append(line)
+        out.append(_gpu_search_line(report).render(lang))
     if cluster is not None and cluster.node_groups:
-        out += [
-            "",
-            "Node groups",
-            table(
-                ("label", "node ranks", "hardware", "env configs"),
-                (
-                    (
-                        g.label,
-                        format_ranks(g.node_ranks),
-                        g.hardware_type or ("none (ignored)" if g.ignore_hardware else "GPUs"),
-                        len(g.env_configs),
-                    )
-                    for g in cluster.node_groups
-                ),
-            ),
-        ]
+        out += _node_groups(cluster, lang)
     if expansion.ok:
-        out += [
-            "",
-            "Components",
-            table(
-                ("component", "processes", "strategy", "placement"),
-                (
-                    (
-                        c.name,
-                        c.world_size,
-                        c.strategy.removesuffix("PlacementStrategy"),
-                        c.path.split(".", 2)[-1],
-                    )
-                    for c in sorted(expansion.components.values(), key=lambda c: c.name)
-                ),
-            ),
-        ]
-        out += [
-            "",
-            "Per node (Ray nodes by RLINF_NODE_RANK)",
-            table(
-                (
-                    "node",
-                    "groups",
-                    "GPUs used",
-                    "min GPUs",
-                    "idle GPUs",
-                    "processes",
-                    "components",
-                    "robots",
-                ),
-                (
-                    (
-                        n.node_rank,
-                        ",".join(n.labels) or "-",
-                        format_ranks(n.accelerators_used) if n.accelerators_used else "-",
-                        n.min_accelerators_needed,
-                        len(n.idle_accelerators),
-                        n.processes,
-                        ",".join(n.components),
-                        ",".join(n.other_hardware_used) or "-",
-                    )
-                    for n in expansion.per_node.values()
-                ),
-            ),
-        ]
+        out += _components(expansion, lang) + _per_node(expansion, lang)
         if cluster is not None:
             unused = [r for r in range(cluster.num_nodes) if r not in expansion.per_node]
             if unused:
                 out.append(
-                    f"nodes with no component process: {format_ranks(unused)}"
-                    " (still needed: RLinf waits for all num_nodes nodes)"
+                    Text(
+                        "nodes with no component process: {ranks}"
+                        " (still needed: RLinf waits for all num_nodes nodes)",
+                        ranks=format_ranks(unused),
+                    ).render(lang)
                 )
-    out += ["", "Findings", findings_text(report.findings)]
+    out += ["", Text("Findings").render(lang), findings_text(report.findings, lang)]
     return "\n".join(out)
 
 
-def plan_text(plan) -> str:
-    """Roles, the node-rank map and explanations of a plan."""
+def _plan_heading(plan: Plan) -> Text:
     report = plan.report
-    out = [
-        f"{report.config.name}: {plan.total_workers} Worker(s) for cluster.num_nodes "
-        f"{report.cluster.num_nodes if report.cluster else '?'}   template: {plan.template}"
-        + (f"   target cluster: {plan.target_cluster}" if plan.target_cluster else "")
-    ]
+    values = {
+        "config": report.config.name,
+        "workers": plan.total_workers,
+        "nodes": report.cluster.num_nodes if report.cluster else "?",
+        "template": plan.template,
+    }
+    if plan.target_cluster:
+        return Text(
+            "{config}: {workers} Worker(s) for cluster.num_nodes {nodes}   template: {template}"
+            "   target cluster: {cluster}",
+            cluster=plan.target_cluster,
+            **values,
+        )
+    return Text(
+        "{config}: {workers} Worker(s) for cluster.num_nodes {nodes}   template: {template}",
+        **values,
+    )
+
+
+def _roles(plan: Plan, lang: str) -> list[str]:
+    headers = (
+        Text("role"),
+        Text("head"),
+        Text("workers"),
+        "RLINF_NODE_RANK",
+        Text("GPUs/worker"),
+        Text("devices/worker"),
+        Text("node selector"),
+        Text("matched"),
+    )
+    rows = (
+        (
+            r.name,
+            Text("yes") if r.head else "",
+            r.replicas,
+            format_ranks(r.node_ranks),
+            r.gpus,
+            ", ".join(f"{k}: {v}" for k, v in r.devices.items()) or "-",
+            ", ".join(f"{k}={v}" for k, v in r.node_selector.items()) or "-",
+            "-" if r.matched_nodes is None else len(r.matched_nodes),
+        )
+        for r in plan.roles
+    )
+    return ["", Text("Roles").render(lang), table(headers, rows, lang)]
+
+
+def _rank_map(plan: Plan, lang: str) -> list[str]:
+    per_node = plan.report.expansion.per_node
+    rows = (
+        (
+            rank,
+            f"{role}/{index}",
+            ",".join(per_node[rank].components) if rank in per_node else "-",
+            format_ranks(per_node[rank].accelerators_used)
+            if rank in per_node and per_node[rank].accelerators_used
+            else "-",
+        )
+        for rank, role, index in plan.rank_map()
+    )
+    headers = ("RLINF_NODE_RANK", Text("role/worker"), Text("components"), Text("GPUs used"))
+    return ["", Text("Node-rank map").render(lang), table(headers, rows, lang)]
+
+
+def plan_text(plan: Plan, lang: str = "en") -> str:
+    """Roles, the node-rank map and explanations of a plan."""
+    out = [_plan_heading(plan).render(lang)]
     if not plan.roles:
-        return "\n".join(out + ["No roles: RLinf rejects this config (see findings)."])
-    out += [
-        "",
-        "Roles",
-        table(
-            (
-                "role",
-                "head",
-                "workers",
-                "RLINF_NODE_RANK",
-                "GPUs/worker",
-                "devices/worker",
-                "node selector",
-                "matched",
-            ),
-            (
-                (
-                    r.name,
-                    "yes" if r.head else "",
-                    r.replicas,
-                    format_ranks(r.node_ranks),
-                    r.gpus,
-                    ", ".join(f"{k}: {v}" for k, v in r.devices.items()) or "-",
-                    ", ".join(f"{k}={v}" for k, v in r.node_selector.items()) or "-",
-                    "-" if r.matched_nodes is None else len(r.matched_nodes),
-                )
-                for r in plan.roles
-            ),
-        ),
-    ]
-    per_node = report.expansion.per_node
-    out += [
-        "",
-        "Node-rank map",
-        table(
-            ("RLINF_NODE_RANK", "role/worker", "components", "GPUs used"),
-            (
-                (
-                    rank,
-                    f"{role}/{index}",
-                    ",".join(per_node[rank].components) if rank in per_node else "-",
-                    format_ranks(per_node[rank].accelerators_used)
-                    if rank in per_node and per_node[rank].accelerators_used
-                    else "-",
-                )
-                for rank, role, index in plan.rank_map()
-            ),
-        ),
-    ]
-    out += ["", "Why"] + [f"- {e}" for e in plan.explanations]
+        return "\n".join(
+            out + [Text("No roles: RLinf rejects this config (see findings).").render(lang)]
+        )
+    out += _roles(plan, lang) + _rank_map(plan, lang)
+    out += ["", Text("Why").render(lang)] + [f"- {render(e, lang)}" for e in plan.explanations]
     for role in plan.roles:
-        out += [f"- {role.name}: " + " ".join(role.why)]
+        out += [f"- {role.name}: " + " ".join(render(w, lang) for w in role.why)]
     return "\n".join(out)

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..i18n import Text
 from ..monitor.diagnosis import diagnose
 from ..monitor.snapshot import FAILED, RUNNING, JobSnapshot
 
@@ -18,7 +19,7 @@ class WaitOutcome:
     reached: bool
     timed_out: bool
     snapshot: JobSnapshot | None
-    message: str
+    message: str  # in the language wait_for was given
 
 
 def reached(target: str, snap: JobSnapshot) -> bool:
@@ -67,8 +68,9 @@ def wait_for(
     timeout: float,
     interval: float = 2.0,
     line: ProgressLine | None = None,
+    lang: str = "en",
 ) -> WaitOutcome:
-    """Poll until ``target`` holds, the Job fails, or ``timeout`` seconds pass."""
+    """Poll until ``target`` holds, the Job fails, or ``timeout`` seconds pass; words in ``lang``."""
     line = line or ProgressLine()
     start = time.monotonic()
     while True:
@@ -76,21 +78,31 @@ def wait_for(
         elapsed = time.monotonic() - start
         if reached(target, snap):
             line.done()
-            return WaitOutcome(True, False, snap, f"Reached '{target}' after {elapsed:.0f} s.")
+            message = Text(
+                "Reached '{target}' after {seconds} s.", target=target, seconds=f"{elapsed:.0f}"
+            )
+            return WaitOutcome(True, False, snap, message.render(lang))
         if failed(snap):
             line.done()
-            return WaitOutcome(False, False, snap, diagnose(snap).sentence())
+            return WaitOutcome(False, False, snap, diagnose(snap).sentence(lang))
         if elapsed >= timeout:
             line.done()
-            return WaitOutcome(
-                False,
-                True,
-                snap,
-                f"Timed out after {timeout:.0f} s waiting for '{target}': "
-                f"{diagnose(snap).sentence()}",
+            message = Text(
+                "Timed out after {seconds} s waiting for '{target}': {diagnosis}",
+                seconds=f"{timeout:.0f}",
+                target=target,
+                diagnosis=diagnose(snap).sentence(lang),
             )
-        line.show(
-            f"[{elapsed:4.0f} s] waiting for {target}: {snap.members_alive}/{snap.expected_workers} Ray members, "
-            f"{sum(w.phase == RUNNING for w in snap.workers)} Workers running - {diagnose(snap).title}"
+            return WaitOutcome(False, True, snap, message.render(lang))
+        progress = Text(
+            "[{elapsed} s] waiting for {target}: {alive}/{expected} Ray members, "
+            "{running} Workers running - {diagnosis}",
+            elapsed=f"{elapsed:4.0f}",
+            target=target,
+            alive=snap.members_alive,
+            expected=snap.expected_workers,
+            running=sum(w.phase == RUNNING for w in snap.workers),
+            diagnosis=diagnose(snap).title_text,
         )
+        line.show(progress.render(lang))
         time.sleep(interval)

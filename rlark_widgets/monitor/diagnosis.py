@@ -11,7 +11,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .snapshot import FAILED, RUNNING, SUCCEEDED, JobSnapshot
+from ..i18n import Text, render
+from .snapshot import (
+    CHECKPOINTS,
+    FAILED,
+    MEMBERS,
+    PODS,
+    RUNNING,
+    SUCCEEDED,
+    Checkpoint,
+    JobSnapshot,
+    WorkerSnapshot,
+)
 
 LINKS = (
     "job-created",
@@ -38,21 +49,146 @@ CRASH_REASONS = {
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """The first broken link (or ``healthy``), in plain words with its fix."""
+    """The first broken link (or ``healthy``), in plain words with its fix.
+
+    The words are :class:`Text`, rendered in the reader's language; ``title``, ``detail`` and
+    ``fix`` give the English, and :meth:`to_dict` the plain strings JSON and records need.
+    """
 
     link: str
     ok: bool
-    title: str
-    detail: str = ""
-    fix: str = ""
+    title_text: Text
+    detail_text: Text | str = ""
+    fix_text: Text | str = ""
     training: bool = False
 
-    def sentence(self) -> str:
-        return f"{self.title} {self.detail}".strip()
+    @property
+    def title(self) -> str:
+        return render(self.title_text)
+
+    @property
+    def detail(self) -> str:
+        return render(self.detail_text)
+
+    @property
+    def fix(self) -> str:
+        return render(self.fix_text)
+
+    def sentence(self, lang: str = "en") -> str:
+        """Title and detail (often a raw Kubernetes message or log line) in ``lang``."""
+        return f"{render(self.title_text, lang)} {render(self.detail_text, lang)}".strip()
+
+    def to_dict(self, lang: str = "en") -> dict[str, object]:
+        """The fields as plain values, words in ``lang`` (keys as before: title, detail, fix)."""
+        return {
+            "link": self.link,
+            "ok": self.ok,
+            "title": render(self.title_text, lang),
+            "detail": render(self.detail_text, lang),
+            "fix": render(self.fix_text, lang),
+            "training": self.training,
+        }
 
 
-def _broken(link: str, title: str, detail: str, fix: str) -> Diagnosis:
+def _broken(link: str, title: Text, detail: Text | str, fix: Text) -> Diagnosis:
     return Diagnosis(link, False, title, detail, fix)
+
+
+def _checkpoint_clause(latest: Checkpoint | None) -> Text:
+    if latest is None:
+        return Text("no checkpoint")
+    return Text("latest checkpoint global_step_{step}", step=latest.step)
+
+
+def _ended(snap: JobSnapshot, stopped: bool) -> Diagnosis:
+    """A stopped or finished Job (or rehearsal): its result, and that a restart starts over."""
+    checkpoint = _checkpoint_clause(snap.latest_checkpoint)
+    if stopped:
+        title = (
+            Text("The rehearsal was stopped, {checkpoint}.", checkpoint=checkpoint)
+            if snap.rehearsal
+            else Text("The Job was stopped, {checkpoint}.", checkpoint=checkpoint)
+        )
+        fix = Text("A new submit starts from scratch unless runner.resume_dir names a checkpoint.")
+        return Diagnosis("ended", True, title, fix_text=fix)
+    title = (
+        Text("The rehearsal finished, {checkpoint}.", checkpoint=checkpoint)
+        if snap.rehearsal
+        else Text("The Job finished, {checkpoint}.", checkpoint=checkpoint)
+    )
+    return Diagnosis("ended", True, title, training=False)
+
+
+def _worker_failed(worker: WorkerSnapshot) -> Text:
+    reason = worker.reason or Text("it exited")
+    if worker.head:
+        return _head_failed(worker, reason)
+    if worker.exit_code is None:
+        return Text(
+            "Worker {worker} (RLINF_NODE_RANK {rank}) failed: {reason}.",
+            worker=worker.key,
+            rank=worker.rank,
+            reason=reason,
+        )
+    return Text(
+        "Worker {worker} (RLINF_NODE_RANK {rank}) failed: {reason} (exit code {code}).",
+        worker=worker.key,
+        rank=worker.rank,
+        reason=reason,
+        code=worker.exit_code,
+    )
+
+
+def _head_failed(worker: WorkerSnapshot, reason: Text | str) -> Text:
+    """The Worker that ran the Ray head: every member depends on it, so it is named as such."""
+    if worker.exit_code is None:
+        return Text(
+            "The Ray head's Worker {worker} (RLINF_NODE_RANK {rank}) failed: {reason}.",
+            worker=worker.key,
+            rank=worker.rank,
+            reason=reason,
+        )
+    return Text(
+        "The Ray head's Worker {worker} (RLINF_NODE_RANK {rank}) failed: {reason} "
+        "(exit code {code}).",
+        worker=worker.key,
+        rank=worker.rank,
+        reason=reason,
+        code=worker.exit_code,
+    )
+
+
+def _members_title(alive: int, expected: int) -> Text:
+    if alive < expected:
+        return Text(
+            "Ray has {alive} of {expected} members alive: RLinf waits forever for the rest.",
+            alive=alive,
+            expected=expected,
+        )
+    return Text(
+        "Ray has {alive} members alive, {expected} expected: RLinf keeps the lowest ranks; "
+        "the others hold resources idle.",
+        alive=alive,
+        expected=expected,
+    )
+
+
+def _healthy(snap: JobSnapshot) -> Diagnosis:
+    step, latest = snap.progress.last_step, snap.latest_checkpoint
+    if latest is None:
+        title = (
+            Text("Rehearsal running: step {step}.", step=step)
+            if snap.rehearsal
+            else Text("Training: step {step}.", step=step)
+        )
+    else:
+        checkpoint = _checkpoint_clause(latest)
+        title = (
+            Text("Rehearsal running: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
+            if snap.rehearsal
+            else Text("Training: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
+        )
+    return Diagnosis("healthy", True, title, training=not snap.rehearsal)
 
 
 def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
@@ -61,30 +197,34 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
     if not snap.exists:
         return _broken(
             "job-created",
-            "The Job does not exist.",
-            f"No Job named '{snap.job}' was found.",
-            "Submit it (or check the name and namespace).",
+            Text("The Job does not exist."),
+            Text("No Job named '{job}' was found.", job=snap.job),
+            Text("Submit it (or check the name and namespace)."),
         )
     stopped = snap.phase == "Stopped" or snap.run_script_state == "stopped"
     finished = snap.phase == "Succeeded" or snap.run_script_state == "succeeded"
     if stopped or (finished and not any(w.phase == FAILED for w in snap.workers)):
-        latest = snap.latest_checkpoint
-        saved = f", latest checkpoint global_step_{latest.step}" if latest else ", no checkpoint"
-        what = "rehearsal" if snap.rehearsal else "Job"
-        if stopped:
-            return Diagnosis(
-                "ended",
-                True,
-                f"The {what} was stopped{saved}.",
-                fix="A new submit starts from scratch unless runner.resume_dir names a checkpoint.",
-            )
-        return Diagnosis("ended", True, f"The {what} finished{saved}.", training=False)
+        return _ended(snap, stopped)
+    unread = snap.lacks(PODS)
+    if unread:  # no Worker is known: every later link would be a guess
+        return _broken(
+            "workers-running",
+            Text("The Workers could not be read in this refresh."),
+            unread.text,
+            Text(
+                "The next refresh tries again; if this lasts, check the cluster's health or "
+                "tell the cluster admin."
+            ),
+        )
     if snap.tasks is not None and not snap.tasks and not snap.workers:
         return _broken(
             "tasks-generated",
-            "RLark has not generated the Job's Tasks yet.",
+            Text("RLark has not generated the Job's Tasks yet."),
             "",
-            "Wait a little; if it persists, ask the platform admin whether the RLark controller is running.",
+            Text(
+                "Wait a little; if it persists, ask the platform admin whether the RLark "
+                "controller is running."
+            ),
         )
     scheduling = [(w, e) for w in snap.workers for e in w.events if e.reason == "FailedScheduling"]
     selector = [
@@ -97,26 +237,45 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
         worker, event = selector[0]
         return _broken(
             "node-selection",
-            f"No node matches the node selection of role '{worker.role}'.",
+            Text("No node matches the node selection of role '{role}'.", role=worker.role),
             event.message,
-            "Fix the role's nodeSelector labels (ask the admin for labels that match the target nodes).",
+            Text(
+                "Fix the role's nodeSelector labels (ask the admin for labels that match the "
+                "target nodes)."
+            ),
         )
     for worker, event in scheduling:
         if "Insufficient" in event.message:
-            resource = re.findall(r"Insufficient ([\w./-]+)", event.message)
+            resources = ", ".join(re.findall(r"Insufficient ([\w./-]+)", event.message))
             return _broken(
                 "resources-image-storage",
-                f"Worker {worker.key} is Pending: not enough {', '.join(resource) or 'resources'} on the matched nodes.",
+                Text(
+                    "Worker {worker} is Pending: not enough {resources} on the matched nodes.",
+                    worker=worker.key,
+                    resources=resources,
+                )
+                if resources
+                else Text(
+                    "Worker {worker} is Pending: not enough resources on the matched nodes.",
+                    worker=worker.key,
+                ),
                 event.message,
-                "Lower the role's GPU/device request, free capacity, or select nodes that have it; do not restart repeatedly.",
+                Text(
+                    "Lower the role's GPU/device request, free capacity, or select nodes that "
+                    "have it; do not restart repeatedly."
+                ),
             )
     for worker in snap.workers:
         if worker.reason in IMAGE_REASONS:
             return _broken(
                 "resources-image-storage",
-                f"Worker {worker.key} cannot pull its image ({worker.reason}).",
+                Text(
+                    "Worker {worker} cannot pull its image ({reason}).",
+                    worker=worker.key,
+                    reason=worker.reason,
+                ),
                 worker.message or "",
-                "Check the image reference and that the cluster may pull from that registry.",
+                Text("Check the image reference and that the cluster may pull from that registry."),
             )
         mount = next(
             (e for e in worker.events if e.reason in ("FailedMount", "FailedAttachVolume")), None
@@ -124,118 +283,128 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
         if mount is not None and worker.phase != RUNNING:
             return _broken(
                 "resources-image-storage",
-                f"Worker {worker.key} is waiting for storage ({mount.reason}).",
+                Text(
+                    "Worker {worker} is waiting for storage ({reason}).",
+                    worker=worker.key,
+                    reason=mount.reason,
+                ),
                 mount.message,
-                "Check the StorageClass / PVC and hostPath sources of the role.",
+                Text("Check the StorageClass / PVC and hostPath sources of the role."),
             )
     if len(snap.workers) < n and not scheduling:
         return _broken(
             "workers-running",
-            f"Only {len(snap.workers)} of {n} Workers exist.",
+            Text("Only {count} of {expected} Workers exist.", count=len(snap.workers), expected=n),
             "",
-            "Check that each role's node selection matches as many nodes as its replicas.",
+            Text("Check that each role's node selection matches as many nodes as its replicas."),
         )
     for worker in snap.workers:
         if worker.phase == FAILED or worker.reason in CRASH_REASONS:
-            code = f" (exit code {worker.exit_code})" if worker.exit_code is not None else ""
-            return _broken(
-                "workers-running",
-                f"Worker {worker.key} (RLINF_NODE_RANK {worker.rank}) failed: "
-                f"{worker.reason or 'it exited'}{code}.",
-                worker.message or "",
-                "Read its log (rlark-migrate logs); OOMKilled needs memory the Job cannot request, so ask the admin.",
+            fix = (
+                Text(
+                    "Every Ray member depends on the head, so the Job cannot go on: read its log "
+                    "(rlark-migrate logs), fix the cause and submit again."
+                )
+                if worker.head
+                else Text(
+                    "Read its log (rlark-migrate logs); OOMKilled needs memory the Job cannot "
+                    "request, so ask the admin."
+                )
             )
+            return _broken("workers-running", _worker_failed(worker), worker.message or "", fix)
     waiting = [w for w in snap.workers if w.phase not in (RUNNING, SUCCEEDED)]
     if waiting:
         return _broken(
             "workers-running",
-            f"{len(waiting)} of {n} Workers are not running yet ({', '.join(w.key for w in waiting[:5])}).",
+            Text(
+                "{count} of {expected} Workers are not running yet ({workers}).",
+                count=len(waiting),
+                expected=n,
+                workers=", ".join(w.key for w in waiting[:5]),
+            ),
             "",
-            "Wait for scheduling and start-up; look at their events if it takes long.",
+            Text("Wait for scheduling and start-up; look at their events if it takes long."),
         )
-    if "ray members" in snap.missing:
+    unread = snap.lacks(MEMBERS)
+    if unread:
         return _broken(
             "ray-head",
-            "The Ray head cannot be reached.",
-            "The dashboard did not answer.",
-            "Check the Header's log: Ray may have failed to start.",
+            Text("The Ray head cannot be reached."),
+            unread.text,
+            Text("Check the Header's log: Ray may have failed to start."),
         )
     if not any(m.is_head and m.alive for m in snap.members):
-        return _broken("ray-head", "The Ray head is not up.", "", "Read the Header Worker's log.")
+        return _broken(
+            "ray-head", Text("The Ray head is not up."), "", Text("Read the Header Worker's log.")
+        )
     alive = [m for m in snap.members if m.alive]
     if len(alive) != n:
         dead = [m for m in snap.members if not m.alive]
-        detail = (
-            f"Dead: {', '.join(f'rank {m.node_rank}' if m.node_rank is not None else m.ip for m in dead)}."
-            if dead
-            else ""
-        )
-        verb = (
-            "waits forever for the rest"
-            if len(alive) < n
-            else "keeps the lowest ranks; the others hold resources idle"
-        )
+        names = [f"rank {m.node_rank}" if m.node_rank is not None else m.ip for m in dead]
         return _broken(
             "ray-members",
-            f"Ray has {len(alive)} of {n} members alive: RLinf {verb}."
-            if len(alive) < n
-            else f"Ray has {len(alive)} members alive, {n} expected: RLinf {verb}.",
-            detail,
-            "Find the Worker whose Ray node did not join (its log and the Ray member list).",
+            _members_title(len(alive), n),
+            Text("Dead: {members}.", members=", ".join(names)) if dead else "",
+            Text("Find the Worker whose Ray node did not join (its log and the Ray member list)."),
         )
     ranks = sorted(m.node_rank for m in alive if m.node_rank is not None)
     if ranks and ranks != list(range(n)):
         return _broken(
             "ray-members",
-            f"RLINF_NODE_RANK values are {ranks}, not 0..{n - 1}.",
+            Text("RLINF_NODE_RANK values are {ranks}, not 0..{last}.", ranks=ranks, last=n - 1),
             "",
-            "Each Worker must get a unique, continuous RLINF_NODE_RANK before Ray starts.",
+            Text("Each Worker must get a unique, continuous RLINF_NODE_RANK before Ray starts."),
         )
     if snap.run_script_state == "failed":
-        code = (
-            f" with exit code {snap.run_script_exit_code}"
-            if snap.run_script_exit_code is not None
-            else ""
-        )
-        tail = snap.log_tail[-1] if snap.log_tail else ""
+        code = snap.run_script_exit_code
         return _broken(
             "config-saved",
-            f"The run script failed{code}.",
-            tail,
-            "Read the Header's log tail and fix the command.",
+            Text("The run script failed.")
+            if code is None
+            else Text("The run script failed with exit code {code}.", code=code),
+            snap.log_tail[-1] if snap.log_tail else "",
+            Text("Read the Header's log tail and fix the command."),
         )
     if snap.progress.config_saved is False:
         return _broken(
             "config-saved",
-            "Running, but RLinf has not saved its final config yet, so it is not training.",
+            Text("Running, but RLinf has not saved its final config yet, so it is not training."),
             "",
-            "Wait for start-up; if it lasts, read the Header's log (RLinf may be waiting for nodes).",
+            Text(
+                "Wait for start-up; if it lasts, read the Header's log (RLinf may be waiting "
+                "for nodes)."
+            ),
         )
-    unread = next((m for m in snap.missing if m.startswith("checkpoints")), None)
+    unread = snap.lacks(CHECKPOINTS)
     if snap.progress.last_step is None and unread:
         return _broken(
             "steps-advancing",
-            "Running, but its progress cannot be read.",
-            unread,
-            "Mount the output volume here (checkpoint_root) or allow exec in the head pod.",
+            Text("Running, but its progress cannot be read."),
+            unread.text,
+            Text("Mount the output volume here (checkpoint_root) or allow exec in the head pod."),
         )
     if snap.progress.last_step is None:
         return _broken(
             "steps-advancing",
-            "Running, but not training: no step has completed yet.",
+            Text("Running, but not training: no step has completed yet."),
             "",
-            "Wait for the first step; if nothing comes, read the Header's log.",
+            Text("Wait for the first step; if nothing comes, read the Header's log."),
         )
     if (
         snap.progress.last_step_time is not None
         and snap.time - snap.progress.last_step_time > stale_after
     ):
-        minutes = int((snap.time - snap.progress.last_step_time) // 60)
         return _broken(
             "steps-advancing",
-            f"Steps stopped advancing at step {snap.progress.last_step} ({minutes} min ago).",
+            Text(
+                "Steps stopped advancing at step {step} ({minutes} min ago).",
+                step=snap.progress.last_step,
+                minutes=int((snap.time - snap.progress.last_step_time) // 60),
+            ),
             "",
-            "Read the logs of the Workers; a hung collective or a dead Worker stalls everyone.",
+            Text(
+                "Read the logs of the Workers; a hung collective or a dead Worker stalls everyone."
+            ),
         )
     interval = snap.progress.save_interval
     if interval and interval > 0 and snap.progress.last_step >= interval:
@@ -243,23 +412,25 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
         if latest is None:
             return _broken(
                 "checkpoints",
-                f"Step {snap.progress.last_step} passed save_interval {interval}, but no checkpoint is persisted.",
+                Text(
+                    "Step {step} passed save_interval {interval}, but no checkpoint is persisted.",
+                    step=snap.progress.last_step,
+                    interval=interval,
+                ),
                 "",
-                "Check that the checkpoint path is under a persistent mount every Worker can write.",
+                Text(
+                    "Check that the checkpoint path is under a persistent mount every Worker "
+                    "can write."
+                ),
             )
         if not latest.readable:
             return _broken(
                 "checkpoints",
-                f"Checkpoint global_step_{latest.step} has no readable actor/ directory.",
+                Text(
+                    "Checkpoint global_step_{step} has no readable actor/ directory.",
+                    step=latest.step,
+                ),
                 latest.path,
-                "Check the storage mount and permissions; a resume needs actor/.",
+                Text("Check the storage mount and permissions; a resume needs actor/."),
             )
-    what = "Rehearsal running" if snap.rehearsal else "Training"
-    latest = snap.latest_checkpoint
-    saved = f", latest checkpoint global_step_{latest.step}" if latest else ""
-    return Diagnosis(
-        "healthy",
-        True,
-        f"{what}: step {snap.progress.last_step}{saved}.",
-        training=not snap.rehearsal,
-    )
+    return _healthy(snap)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from ..i18n import Text, render
 from .diagnosis import Diagnosis, diagnose
 from .snapshot import JobSnapshot
 
@@ -16,9 +17,21 @@ class RoleLine:
     actual: int
     phases: dict[str, int]
 
-    def text(self) -> str:
-        phases = ", ".join(f"{n} {p}" for p, n in sorted(self.phases.items())) or "none yet"
-        return f"{self.role}: {self.actual}/{self.desired} Workers ({phases})"
+    def text(self) -> Text:
+        if not self.phases:
+            return Text(
+                "{role}: {actual}/{desired} Workers (none yet)",
+                role=self.role,
+                actual=self.actual,
+                desired=self.desired,
+            )
+        return Text(
+            "{role}: {actual}/{desired} Workers ({phases})",
+            role=self.role,
+            actual=self.actual,
+            desired=self.desired,
+            phases=", ".join(f"{n} {p}" for p, n in sorted(self.phases.items())),
+        )
 
 
 def role_lines(snap: JobSnapshot, desired: dict[str, int]) -> list[RoleLine]:
@@ -38,32 +51,62 @@ def role_lines(snap: JobSnapshot, desired: dict[str, int]) -> list[RoleLine]:
     ]
 
 
-def age(seconds: float) -> str:
+def age(seconds: float) -> Text:
     if seconds < 90:
-        return f"{int(seconds)} s"
+        return Text("{count} s", count=int(seconds))
     if seconds < 5400:
-        return f"{int(seconds // 60)} min"
-    return f"{seconds / 3600:.1f} h"
+        return Text("{count} min", count=int(seconds // 60))
+    return Text("{count} h", count=f"{seconds / 3600:.1f}")
+
+
+def _heading(snap: JobSnapshot) -> Text:
+    phase = snap.phase or Text("unknown phase")
+    if snap.rehearsal:
+        return Text(
+            "Job {job} on {backend} (rehearsal, not training): {phase}",
+            job=snap.job,
+            backend=snap.backend,
+            phase=phase,
+        )
+    return Text("Job {job} on {backend}: {phase}", job=snap.job, backend=snap.backend, phase=phase)
+
+
+def _checkpoint_line(snap: JobSnapshot) -> Text:
+    latest = snap.latest_checkpoint
+    if latest is None:
+        return Text("Checkpoints: none yet")
+    if not latest.time:
+        return Text(
+            "Latest checkpoint: global_step_{step} ({path})", step=latest.step, path=latest.path
+        )
+    return Text(
+        "Latest checkpoint: global_step_{step}, {age} ago ({path})",
+        step=latest.step,
+        age=age(snap.time - latest.time),
+        path=latest.path,
+    )
 
 
 def summary_lines(
-    snap: JobSnapshot, desired: dict[str, int], result: Diagnosis | None = None
+    snap: JobSnapshot, desired: dict[str, int], result: Diagnosis | None = None, lang: str = "en"
 ) -> list[str]:
+    """The status report in ``lang``; its last line (two when broken) is the diagnosis."""
     result = result or diagnose(snap)
-    label = " (rehearsal, not training)" if snap.rehearsal else ""
-    lines = [f"Job {snap.job} on {snap.backend}{label}: {snap.phase or 'unknown phase'}"]
-    lines += ["  " + line.text() for line in role_lines(snap, desired)]
-    lines.append(f"  Ray members: {snap.members_alive}/{snap.expected_workers} alive")
-    latest = snap.latest_checkpoint
-    if latest is None:
-        lines.append("  Checkpoints: none yet")
-    else:
-        when = f", {age(snap.time - latest.time)} ago" if latest.time else ""
-        lines.append(f"  Latest checkpoint: global_step_{latest.step}{when} ({latest.path})")
+    lines = [_heading(snap)]
+    lines += [line.text() for line in role_lines(snap, desired)]
+    lines.append(
+        Text(
+            "Ray members: {alive}/{expected} alive",
+            alive=snap.members_alive,
+            expected=snap.expected_workers,
+        )
+    )
+    lines.append(_checkpoint_line(snap))
     if snap.missing:
-        lines.append(f"  Could not read: {', '.join(snap.missing)}")
-    mark = "OK" if result.ok else "!!"
-    lines.append(f"{mark} {result.sentence()}")
-    if not result.ok and result.fix:
-        lines.append(f"   fix: {result.fix}")
-    return lines
+        items = ", ".join(m.render(lang) for m in snap.missing)
+        lines.append(Text("Could not read: {items}", items=items))
+    out = [render(lines[0], lang)] + ["  " + render(line, lang) for line in lines[1:]]
+    out.append(f"{'OK' if result.ok else '!!'} {result.sentence(lang)}")
+    if not result.ok and result.fix_text:
+        out.append("   " + Text("fix: {fix}", fix=result.fix_text).render(lang))
+    return out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rlark_widgets.monitor.snapshot import (
     Checkpoint,
     JobSnapshot,
@@ -115,3 +117,105 @@ def test_monitor_charts_from_snapshots() -> None:
     assert (
         len([s for s in checkpoints.layout.shapes]) >= 3
     )  # cadence lines at 2, 4, 6 and max steps
+
+
+# --- Chinese (issue #7): labels in the reader's language, data as it is ---------------------------
+CJK = re.compile(r"[\u4e00-\u9fff]")
+PLACEHOLDER = re.compile(r"(?<!%)\{\w+\}")  # %{value} is Plotly's own hover syntax
+
+
+def strings(value: object) -> list[str]:
+    """Every string in a figure's JSON: titles, names, labels, hover text, annotations."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+def assert_rendered(figure) -> None:
+    left = [s for s in strings(figure.to_plotly_json()) if PLACEHOLDER.search(s)]
+    assert not left, left
+
+
+def test_topology_in_chinese_translates_labels_and_keeps_data() -> None:
+    report, plan = _plan()
+    rows = node_rows(report.expansion, [("header", 1)], dict(plan.gpu_layout.per_node))
+    rows[0].state = "Running / Ray ALIVE"
+    figure = topology_figure(rows, lang="zh")
+    heatmap = figure.data[0]
+    assert figure.layout.title.text == "Ray 节点 × GPU"
+    assert list(heatmap.x) == ["GPU 0", "设备"]
+    assert list(heatmap.y) == [
+        "节点 0 · header · Running / Ray ALIVE",
+        "节点 1 · （无 Worker）",
+        "节点 2 · （无 Worker）",
+    ]
+    assert heatmap.text[0][0] == "actor<br>rollout×2"  # component names are data
+    assert "GPU 0（CUDA_VISIBLE_DEVICES 包含 0）<br>actor#0" in heatmap.hovertext[0][0]
+    assert heatmap.hovertext[1][0].endswith("此节点没有 GPU 0")
+    assert heatmap.text[1][1] == "Franka:0" and "1 个节点级进程" in heatmap.hovertext[1][1]
+    assert figure.layout.legend.title.text == "角色 "
+    assert_rendered(figure)
+
+
+def test_idle_gpus_and_aggregates_in_chinese() -> None:
+    expansion = expand_placement(
+        parse_cluster({"num_nodes": 1, "component_placement": {"actor": "0-1"}}), 4
+    )
+    cells = topology_figure(node_rows(expansion, [("header", 1)]), lang="zh").data[0]
+    assert cells.text[0][2] == "空闲" and cells.hovertext[0][2].endswith(
+        "GPU 2：空闲（已申请，未使用）"
+    )
+    nodes = DETAIL_LIMIT * 2
+    expansion = expand_placement(
+        parse_cluster({"num_nodes": nodes, "component_placement": {"actor": "all"}}), 8
+    )
+    figure = topology_figure(
+        node_rows(expansion, [("header", 1), ("workers", nodes - 1)]), lang="zh"
+    )
+    heatmap = figure.data[0]
+    assert figure.layout.title.text == f"Ray 节点 × GPU（{nodes} 个节点，按角色汇总）"
+    assert list(heatmap.y) == [
+        "header · 1 个节点（编号 0-0）",
+        f"workers · {nodes - 1} 个节点（编号 1-{nodes - 1}）",
+    ]
+    assert heatmap.hovertext[1][0] == f"workers：{nodes - 1} 个节点中有 {nodes - 1} 个使用 GPU 0"
+    assert heatmap.colorbar.title.text == "使用该 GPU 的节点比例"
+    assert_rendered(figure)
+
+
+def test_flow_in_chinese() -> None:
+    report, plan = _plan()
+    figure = flow_figure(report.expansion, [(r.name, r.replicas) for r in plan.roles], lang="zh")
+    sankey = figure.data[0]
+    assert {"env", "节点组：franka", "角色：header", "角色：franka"} <= set(sankey.node.label)
+    assert sankey.link.hovertemplate == "%{value} 个进程<extra></extra>"
+    assert figure.layout.title.text == "组件 → 节点组 → 角色（进程数）"
+    assert_rendered(figure)
+
+
+def test_monitor_charts_in_chinese() -> None:
+    workers = [WorkerSnapshot("header", 0, 0, "h", "Running")]
+    snap = JobSnapshot("j", "local", 100.0, expected_workers=1, workers=workers)
+    snap.checkpoints = [Checkpoint(2, "/x/global_step_2", 120.0)]
+    snap.progress = Progress(True, 3, 125.0, max_steps=4, save_interval=2)
+    members, status = members_figure([snap], "zh"), worker_status_figure([snap], "zh")
+    checkpoints = checkpoint_figure(snap, 100.0, "zh")
+    assert members.layout.title.text == "Ray 成员：存活与预期"
+    assert [t.name for t in members.data] == ["预期（num_nodes）", "存活"]
+    assert members.layout.xaxis.title.text == "提交后秒数"
+    assert status.layout.title.text == "各角色的 Worker" and status.data[0].name == "Running"
+    assert worker_status_figure([], "zh").layout.annotations[0].text == "（无）"
+    assert checkpoints.layout.title.text == "Checkpoint 进度"
+    assert checkpoints.layout.yaxis.title.text == "步数"
+    assert [t.name for t in checkpoints.data] == [
+        "已保存的 checkpoint（global_step_N）",
+        "最新步数",
+    ]
+    annotations = {a.text for a in checkpoints.layout.annotations}
+    assert annotations == {"预期每 2 步保存一次", "最大步数"}
+    for figure in (members, status, checkpoints):
+        assert_rendered(figure)

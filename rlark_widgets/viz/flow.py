@@ -1,4 +1,7 @@
-"""Components -> node groups -> roles: how RLinf's placement lands on RLark's roles (a Sankey)."""
+"""Components -> node groups -> roles: how RLinf's placement lands on RLark's roles (a Sankey).
+
+Node labels, hover text and the title are in ``lang``; component, group and role names are data.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +9,13 @@ from collections import Counter
 
 import plotly.graph_objects as go
 
+from ..i18n import Text
 from ..rlinf import Expansion
 from .palette import component_colour, role_colour, transparent_layout
+from .topology import NO_WORKER
 
 
-def flow_figure(expansion: Expansion, roles: list[tuple[str, int]]) -> go.Figure:
+def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = "en") -> go.Figure:
     """Link widths are process counts: component -> node group it was placed through -> role."""
     owner: list[str] = []
     for name, replicas in roles:
@@ -19,13 +24,17 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]]) -> go.Figure
     group_role: Counter = Counter()
     for component in expansion.components.values():
         for row in component.processes:
-            role = owner[row.node_rank] if row.node_rank < len(owner) else "(no Worker)"
+            role = owner[row.node_rank] if row.node_rank < len(owner) else str(NO_WORKER)
             component_group[(component.name, row.node_group)] += 1
             group_role[(row.node_group, role)] += 1
     components = sorted({c for c, _ in component_group})
     groups = sorted({g for _, g in component_group})
     role_names = [name for name, _ in roles]
-    labels = components + [f"group: {g}" for g in groups] + [f"role: {r}" for r in role_names]
+    labels = (
+        components
+        + [Text("group: {group}", group=g).render(lang) for g in groups]
+        + [Text("role: {role}", role=r).render(lang) for r in role_names]
+    )
     index = {("c", c): i for i, c in enumerate(components)}
     index.update({("g", g): len(components) + i for i, g in enumerate(groups)})
     index.update({("r", r): len(components) + len(groups) + i for i, r in enumerate(role_names)})
@@ -51,12 +60,16 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]]) -> go.Figure
                 target=target,
                 value=value,
                 color=[_fade(c) for c in colour],
-                hovertemplate="%{value} process(es)<extra></extra>",
+                hovertemplate=Text("{count} process(es)", count="%{value}").render(lang)
+                + "<extra></extra>",
             ),
         )
     )
     figure.update_layout(
-        **transparent_layout(title="Components → node groups → roles (process counts)", height=360)
+        **transparent_layout(
+            title=Text("Components → node groups → roles (process counts)").render(lang),
+            height=360,
+        )
     )
     return figure
 

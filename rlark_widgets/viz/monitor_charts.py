@@ -1,4 +1,7 @@
-"""Monitor charts from a history of snapshots: Worker states per role, Ray members, checkpoints."""
+"""Monitor charts from a history of snapshots: Worker states per role, Ray members, checkpoints.
+
+Titles, axes and legend names are in ``lang``; Worker phases and role names are data.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +10,19 @@ from collections import Counter
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..i18n import Text
 from ..monitor.snapshot import JobSnapshot
 from .palette import STATE_COLOURS, transparent_layout
 
 WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Unknown")
+SINCE_SUBMIT = Text("seconds since submit")
 
 
-def worker_status_figure(history: list[JobSnapshot]) -> go.Figure:
+def worker_status_figure(history: list[JobSnapshot], lang: str = "en") -> go.Figure:
     """Stacked Worker counts per state over time, one panel per role."""
-    roles = list(dict.fromkeys(w.role for snap in history for w in snap.workers)) or ["(none)"]
+    roles = list(dict.fromkeys(w.role for snap in history for w in snap.workers)) or [
+        Text("(none)").render(lang)
+    ]
     figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=roles)
     start = history[0].time if history else 0.0
     for col, role in enumerate(roles, start=1):
@@ -36,12 +43,14 @@ def worker_status_figure(history: list[JobSnapshot]) -> go.Figure:
                 row=1,
                 col=col,
             )
-    figure.update_layout(**transparent_layout(title="Workers per role", height=260))
-    figure.update_xaxes(title_text="seconds since submit")
+    figure.update_layout(
+        **transparent_layout(title=Text("Workers per role").render(lang), height=260)
+    )
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
     return figure
 
 
-def members_figure(history: list[JobSnapshot]) -> go.Figure:
+def members_figure(history: list[JobSnapshot], lang: str = "en") -> go.Figure:
     """Ray members alive against the expected count (cluster.num_nodes)."""
     start = history[0].time if history else 0.0
     x = [s.time - start for s in history]
@@ -50,25 +59,29 @@ def members_figure(history: list[JobSnapshot]) -> go.Figure:
             go.Scatter(
                 x=x,
                 y=[s.expected_workers for s in history],
-                name="expected (num_nodes)",
+                name=Text("expected (num_nodes)").render(lang),
                 line=dict(dash="dash", color="#7f7f7f"),
             ),
             go.Scatter(
                 x=x,
                 y=[s.members_alive for s in history],
-                name="alive",
+                name=Text("alive").render(lang),
                 mode="lines+markers",
                 line=dict(color=STATE_COLOURS["ALIVE"]),
             ),
         ]
     )
-    figure.update_layout(**transparent_layout(title="Ray members: alive vs expected", height=260))
-    figure.update_xaxes(title_text="seconds since submit")
+    figure.update_layout(
+        **transparent_layout(title=Text("Ray members: alive vs expected").render(lang), height=260)
+    )
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
     figure.update_yaxes(rangemode="tozero", dtick=1)
     return figure
 
 
-def checkpoint_figure(snapshot: JobSnapshot, submitted_at: float | None = None) -> go.Figure:
+def checkpoint_figure(
+    snapshot: JobSnapshot, submitted_at: float | None = None, lang: str = "en"
+) -> go.Figure:
     """Steps and checkpoints over wall time, against the expected save cadence."""
     start = submitted_at if submitted_at is not None else snapshot.time
     points = sorted((c.time or snapshot.time, c.step) for c in snapshot.checkpoints)
@@ -77,7 +90,7 @@ def checkpoint_figure(snapshot: JobSnapshot, submitted_at: float | None = None) 
             x=[t - start for t, _ in points],
             y=[step for _, step in points],
             mode="markers+lines",
-            name="checkpoints (global_step_N)",
+            name=Text("checkpoints (global_step_N)").render(lang),
             marker=dict(size=10, symbol="diamond"),
         )
     )
@@ -88,7 +101,7 @@ def checkpoint_figure(snapshot: JobSnapshot, submitted_at: float | None = None) 
                 x=[progress.last_step_time - start],
                 y=[progress.last_step],
                 mode="markers",
-                name="latest step",
+                name=Text("latest step").render(lang),
                 marker=dict(size=9),
             )
         )
@@ -101,7 +114,7 @@ def checkpoint_figure(snapshot: JobSnapshot, submitted_at: float | None = None) 
         for step in range(interval, top + 1, interval):
             figure.add_hline(y=step, line=dict(dash="dot", width=1, color="#7f7f7f"))
         figure.add_annotation(
-            text=f"expected every {interval} steps",
+            text=Text("expected every {interval} steps", interval=interval).render(lang),
             xref="paper",
             yref="y",
             x=1,
@@ -111,9 +124,13 @@ def checkpoint_figure(snapshot: JobSnapshot, submitted_at: float | None = None) 
         )
     if progress.max_steps:
         figure.add_hline(
-            y=progress.max_steps, line=dict(color="#7f7f7f"), annotation_text="max steps"
+            y=progress.max_steps,
+            line=dict(color="#7f7f7f"),
+            annotation_text=Text("max steps").render(lang),
         )
-    figure.update_layout(**transparent_layout(title="Checkpoint progress", height=280))
-    figure.update_xaxes(title_text="seconds since submit")
-    figure.update_yaxes(title_text="step", rangemode="tozero")
+    figure.update_layout(
+        **transparent_layout(title=Text("Checkpoint progress").render(lang), height=280)
+    )
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    figure.update_yaxes(title_text=Text("step").render(lang), rangemode="tozero")
     return figure

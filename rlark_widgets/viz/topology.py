@@ -3,7 +3,8 @@
 Each cell is one local GPU of one Worker and lists the component processes placed there; idle
 GPUs are visible; robots are marked in a devices column; hover shows process ranks and the
 visible devices. Above ``DETAIL_LIMIT`` nodes the picture aggregates (one row per role with
-GPU-slot utilisation) instead of drawing thousands of labelled cells.
+GPU-slot utilisation) instead of drawing thousands of labelled cells. Labels, titles and hover
+text are in ``lang``; data (component, role and robot names, ranks) is shown as it is.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 
+from ..i18n import Text, render
 from ..rlinf import Expansion
 from .palette import EMPTY, IDLE, STATE_COLOURS, role_colour, transparent_layout
 
 DETAIL_LIMIT = 64  # nodes drawn cell by cell; above this the figure aggregates by role
-DEVICE_COLUMN = "devices"
+DEVICE_COLUMN = Text("devices")
+NO_WORKER = Text("(no Worker)")  # the role of a rank no role covers
 
 
 @dataclass
@@ -46,7 +49,7 @@ def node_rows(
     num_nodes = expansion.num_nodes or len(owner)
     rows = []
     for rank in range(num_nodes):
-        name, index = owner[rank] if rank < len(owner) else ("(no Worker)", -1)
+        name, index = owner[rank] if rank < len(owner) else (str(NO_WORKER), -1)
         count = (gpus or {}).get(rank, expansion.layout.count(rank))
         rows.append(NodeRow(rank, name, index, count))
     for component in expansion.components.values():
@@ -68,70 +71,90 @@ def node_rows(
 
 
 def _cell_text(labels: list[str]) -> str:
+    """Component names in a cell, counted (``rollout×2``): data, the same in every language."""
     counts: dict[str, int] = defaultdict(int)
     for label in labels:
         counts[label.split("#")[0]] += 1
     return "<br>".join(f"{name}×{n}" if n > 1 else name for name, n in counts.items())
 
 
-def _row_label(row: NodeRow) -> str:
-    state = f" · {row.state}" if row.state else ""
-    return f"rank {row.rank} · {row.role}{state}"
+def _row_label(row: NodeRow, lang: str) -> str:
+    role = NO_WORKER.render(lang) if row.role_index < 0 else row.role
+    if row.state:
+        return Text(
+            "rank {rank} · {role} · {state}", rank=row.rank, role=role, state=row.state
+        ).render(lang)
+    return Text("rank {rank} · {role}", rank=row.rank, role=role).render(lang)
 
 
-def topology_figure(rows: list[NodeRow], title: str = "Ray nodes x GPUs") -> go.Figure:
+def _listed(labels: list[str], lang: str) -> list[str]:
+    """At most 12 process labels, then how many more."""
+    more = [Text("… {count} more", count=len(labels) - 12).render(lang)] if len(labels) > 12 else []
+    return labels[:12] + more
+
+
+def _gpu_cell(row: NodeRow, gpu: int, lang: str) -> tuple[int | None, str, str]:
+    """z, text and hover of one GPU cell: no such GPU, idle, or the processes on it."""
+    label, labels = _row_label(row, lang), row.cells.get(gpu, [])
+    if gpu >= row.gpus:
+        return (
+            None,
+            "",
+            Text("{node}<br>no GPU {gpu} on this node", node=label, gpu=gpu).render(lang),
+        )
+    if not labels:
+        return (
+            -1,
+            Text("idle").render(lang),
+            Text("{node}<br>GPU {gpu}: idle (requested, unused)", node=label, gpu=gpu).render(lang),
+        )
+    hover = Text(
+        "{node}<br>GPU {gpu} (CUDA_VISIBLE_DEVICES includes {gpu})<br>{processes}",
+        node=label,
+        gpu=gpu,
+        processes="<br>".join(_listed(labels, lang)),
+    )
+    return row.role_index, _cell_text(labels), hover.render(lang)
+
+
+def _device_cell(row: NodeRow, lang: str) -> tuple[int | None, str, str]:
+    """z, text and hover of the devices column: robots and processes not tied to a GPU."""
+    count = len(row.node_processes)
+    extra = row.robots + (
+        [Text("{count} node-level process(es)", count=count).render(lang)] if count else []
+    )
+    text = "<br>".join(row.robots) or (
+        Text("{count} proc", count=count).render(lang) if count else ""
+    )
+    shown = "<br>".join(extra + row.node_processes[:12]) or Text("no devices").render(lang)
+    return row.role_index if extra else None, text, f"{_row_label(row, lang)}<br>{shown}"
+
+
+def topology_figure(
+    rows: list[NodeRow], title: Text | str | None = None, lang: str = "en"
+) -> go.Figure:
     """Detailed grid for up to DETAIL_LIMIT nodes, aggregated by role above."""
+    title = render(title or Text("Ray nodes x GPUs"), lang)
     if len(rows) > DETAIL_LIMIT:
-        return _aggregate_figure(rows, title)
+        return _aggregate_figure(rows, title, lang)
     width = max([r.gpus for r in rows] + [1])
     show_devices = any(r.robots or r.node_processes for r in rows)
-    columns = [f"GPU {g}" for g in range(width)] + ([DEVICE_COLUMN] if show_devices else [])
+    columns = [f"GPU {g}" for g in range(width)]
+    columns += [DEVICE_COLUMN.render(lang)] if show_devices else []
     z, text, hover = [], [], []
     for row in rows:
-        z_row, text_row, hover_row = [], [], []
-        for gpu in range(width):
-            labels = row.cells.get(gpu, [])
-            if gpu >= row.gpus:
-                (
-                    z_row.append(None),
-                    text_row.append(""),
-                    hover_row.append(f"{_row_label(row)}<br>no GPU {gpu} on this node"),
-                )
-            elif not labels:
-                (
-                    z_row.append(-1),
-                    text_row.append("idle"),
-                    hover_row.append(f"{_row_label(row)}<br>GPU {gpu}: idle (requested, unused)"),
-                )
-            else:
-                z_row.append(row.role_index)
-                text_row.append(_cell_text(labels))
-                hover_row.append(
-                    f"{_row_label(row)}<br>GPU {gpu} (CUDA_VISIBLE_DEVICES includes {gpu})<br>"
-                    + "<br>".join(labels[:12])
-                    + (f"<br>… {len(labels) - 12} more" if len(labels) > 12 else "")
-                )
-        if show_devices:
-            extra = row.robots + (
-                [f"{len(row.node_processes)} node-level process(es)"] if row.node_processes else []
-            )
-            z_row.append(row.role_index if extra else None)
-            text_row.append(
-                "<br>".join(row.robots)
-                or (f"{len(row.node_processes)} proc" if row.node_processes else "")
-            )
-            hover_row.append(
-                f"{_row_label(row)}<br>"
-                + ("<br>".join(extra + row.node_processes[:12]) or "no devices")
-            )
-        z.append(z_row), text.append(text_row), hover.append(hover_row)
+        cells = [_gpu_cell(row, gpu, lang) for gpu in range(width)]
+        cells += [_device_cell(row, lang)] if show_devices else []
+        z.append([c[0] for c in cells])
+        text.append([c[1] for c in cells])
+        hover.append([c[2] for c in cells])
     roles = sorted({(r.role_index, r.role) for r in rows if r.role_index >= 0})
     scale = _discrete_scale([IDLE] + [role_colour(i) for i, _ in roles], lowest=-1)
     figure = go.Figure(
         go.Heatmap(
             z=z,
             x=columns,
-            y=[_row_label(r) for r in rows],
+            y=[_row_label(r, lang) for r in rows],
             text=text,
             hovertext=hover,
             texttemplate="%{text}",
@@ -156,9 +179,11 @@ def topology_figure(rows: list[NodeRow], title: str = "Ray nodes x GPUs") -> go.
                 marker=dict(size=12, symbol="square", color=role_colour(index)),
             )
         )
-    _state_markers(figure, rows)
+    _state_markers(figure, rows, lang)
     figure.update_layout(
-        legend=dict(orientation="h", yanchor="bottom", y=-0.02, x=0, title_text="role ")
+        legend=dict(
+            orientation="h", yanchor="bottom", y=-0.02, x=0, title_text=Text("role ").render(lang)
+        )
     )
     height = 90 + 46 * len(rows)
     figure.update_layout(**transparent_layout(title=title, height=min(max(height, 220), 1600)))
@@ -178,14 +203,14 @@ def _discrete_scale(colours: list[str], lowest: int) -> list[list]:
     return scale
 
 
-def _state_markers(figure: go.Figure, rows: list[NodeRow]) -> None:
+def _state_markers(figure: go.Figure, rows: list[NodeRow], lang: str) -> None:
     """After submit: a dot per node coloured by its actual state (Worker phase / Ray member)."""
     if not any(r.state for r in rows):
         return
     figure.add_trace(
         go.Scatter(
             x=[-0.75] * len(rows),
-            y=[_row_label(r) for r in rows],
+            y=[_row_label(r, lang) for r in rows],
             mode="markers",
             hoverinfo="skip",
             marker=dict(
@@ -197,7 +222,7 @@ def _state_markers(figure: go.Figure, rows: list[NodeRow]) -> None:
     )
 
 
-def _aggregate_figure(rows: list[NodeRow], title: str) -> go.Figure:
+def _aggregate_figure(rows: list[NodeRow], title: str, lang: str) -> go.Figure:
     """Large clusters: one row per role, GPU slots coloured by how many nodes use them."""
     by_role: dict[tuple[int, str], list[NodeRow]] = defaultdict(list)
     for row in rows:
@@ -205,12 +230,29 @@ def _aggregate_figure(rows: list[NodeRow], title: str) -> go.Figure:
     width = max([r.gpus for r in rows] + [1])
     z, hover, labels = [], [], []
     for (_, role), members in sorted(by_role.items()):
-        ranks = [m.rank for m in members]
-        labels.append(f"{role} · {len(members)} nodes (ranks {ranks[0]}-{ranks[-1]})")
+        ranks, count = [m.rank for m in members], len(members)
+        labels.append(
+            Text(
+                "{role} · {count} nodes (ranks {first}-{last})",
+                role=role,
+                count=count,
+                first=ranks[0],
+                last=ranks[-1],
+            ).render(lang)
+        )
         used = [sum(1 for m in members if m.cells.get(g)) for g in range(width)]
-        z.append([u / len(members) for u in used])
+        z.append([u / count for u in used])
         hover.append(
-            [f"{role}: GPU {g} used on {u} of {len(members)} nodes" for g, u in enumerate(used)]
+            [
+                Text(
+                    "{role}: GPU {gpu} used on {used} of {count} nodes",
+                    role=role,
+                    gpu=g,
+                    used=u,
+                    count=count,
+                ).render(lang)
+                for g, u in enumerate(used)
+            ]
         )
     figure = go.Figure(
         go.Heatmap(
@@ -224,13 +266,12 @@ def _aggregate_figure(rows: list[NodeRow], title: str) -> go.Figure:
             zmax=1,
             xgap=2,
             ygap=2,
-            colorbar=dict(title="share of nodes using the GPU"),
+            colorbar=dict(title=Text("share of nodes using the GPU").render(lang)),
         )
     )
+    title = Text("{title} ({count} nodes, aggregated by role)", title=title, count=len(rows))
     figure.update_layout(
-        **transparent_layout(
-            title=f"{title} ({len(rows)} nodes, aggregated by role)", height=120 + 40 * len(labels)
-        )
+        **transparent_layout(title=title.render(lang), height=120 + 40 * len(labels))
     )
     figure.update_yaxes(autorange="reversed")
     return figure

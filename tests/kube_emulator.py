@@ -5,8 +5,8 @@ with RLark installed does: 201 on create, labelSelector/fieldSelector filtering,
 metadata, dry runs that store nothing, CRD schema validation (422 with field causes),
 SelfSubjectAccessReviews, the Ray dashboard behind the pod proxy, pod logs, and exec (a real
 ``sh`` over the websocket protocol, against a local directory standing in for the volume).
-Faults (an error status, or a slow answer) are checked before anything is stored, as on a real
-server, where a refused create creates nothing.
+Faults (an error status, a slow answer, or a connection dropped without an answer) are checked
+before anything is stored, as on a real server, where a refused create creates nothing.
 
 ``Cluster`` seeds 8 GPU nodes in two clusters, 2 edge and 2 robot nodes (one NotReady, one
 tainted, one cordoned), two StorageClasses, and drives Worker lifecycles the way RLark and the
@@ -92,7 +92,8 @@ def _fields_match(obj: dict, selector: str) -> bool:
 
 @dataclass
 class Fault:
-    """Answer matching requests with ``status`` (or wait ``delay`` s, then serve normally)."""
+    """Answer matching requests with ``status`` (or wait ``delay`` s, then serve normally);
+    ``drop`` closes the connection instead of answering (a proxy or the server going away)."""
 
     match: Callable[[kmock.Request], bool]
     status: int | None = None
@@ -100,6 +101,7 @@ class Fault:
     headers: dict[str, str] | None = None
     delay: float = 0.0
     after: bool = False  # hold the answer after serving (the server acted; the answer is late)
+    drop: bool = False
     times: int = 1
     hits: int = 0
 
@@ -151,6 +153,9 @@ class RLarkEmulator(kmock.KubernetesEmulator):
             await asyncio.sleep(fault.delay)
             return answer
         await asyncio.sleep(fault.delay)
+        if fault.drop:  # no status line at all: the client sees the connection closed
+            request._raw_request.transport.abort()
+            return aiohttp.web.Response()
         if fault.status is None:
             return await self._serve(request)
         response = kmock.Response(status=fault.status, payload=fault.body, headers=fault.headers)
@@ -273,14 +278,23 @@ class RLarkEmulator(kmock.KubernetesEmulator):
 def requests_to(
     method: str, plural: str, subresource: str | None = None
 ) -> Callable[[kmock.Request], bool]:
-    """Match requests by HTTP method, resource plural and subresource (never dry runs)."""
+    """Match requests by HTTP method, resource plural and subresource (never dry runs);
+    ``subresource="proxy"`` matches any path through the pod proxy."""
     return lambda r: (
         r.method == method
         and r.resource is not None
         and r.resource.plural == plural
-        and r.subresource == subresource
+        and (
+            r.subresource == subresource
+            or (subresource == "proxy" and (r.subresource or "").startswith("proxy/"))
+        )
         and "dryRun" not in r.params
     )
+
+
+def any_request(request: kmock.Request) -> bool:
+    """Every request (an outage of the whole API server)."""
+    return True
 
 
 # --- the seeded cluster ------------------------------------------------------------------------
@@ -420,10 +434,31 @@ class Cluster:
         return fault
 
     def slow(
-        self, method: str, plural: str, seconds: float, times: int = 1, after: bool = False
+        self,
+        method: str,
+        plural: str,
+        seconds: float,
+        times: int = 1,
+        after: bool = False,
+        subresource: str | None = None,
     ) -> Fault:
         """Hold the next ``times`` matching requests for ``seconds`` before (or ``after``) serving."""
-        fault = Fault(requests_to(method, plural), delay=seconds, after=after, times=times)
+        match = requests_to(method, plural, subresource)
+        fault = Fault(match, delay=seconds, after=after, times=times)
+        self.emulator.faults.append(fault)
+        return fault
+
+    def drop(
+        self,
+        method: str | None = None,
+        plural: str | None = None,
+        times: int = 1,
+        subresource: str | None = None,
+    ) -> Fault:
+        """Close the connection of the next ``times`` matching requests without an answer
+        (every request when no ``method`` is given: the API server is gone for a while)."""
+        match = any_request if method is None else requests_to(method, plural or "", subresource)
+        fault = Fault(match, drop=True, times=times)
         self.emulator.faults.append(fault)
         return fault
 

@@ -19,11 +19,14 @@ import urllib3
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from ..i18n import Text
 from ..rlark.job import API_VERSION
 from .base import BackendError
 
 JOBS = "jobs.rlark.io"
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
+#: How a connection that the server (or a proxy) dropped mid-request reads in urllib3's errors.
+DROPPED = ("Remote end closed connection", "Connection reset", "Connection aborted")
 GROUP, VERSION = API_VERSION.split("/")
 
 
@@ -76,6 +79,12 @@ class KubeApiError(BackendError):
     ) -> None:
         super().__init__(message, fix)
         self.status, self.causes, self.maybe_applied = status, causes or [], maybe_applied
+
+    @property
+    def transient(self) -> bool:
+        """Whether the same call may well succeed a little later (no answer, 429, 5xx), so a
+        watcher reports it and tries again rather than giving up."""
+        return self.status is None or self.status in RETRYABLE
 
 
 def _status_body(exc: ApiException) -> dict[str, Any]:
@@ -131,9 +140,14 @@ class KubeApi:
         method: Callable[..., Any],
         *args: Any,
         attempts: int | None = None,
+        deadline: float | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Call a generated API method; returns the decoded JSON (or text for non-JSON answers)."""
+        """Call a generated API method; returns the decoded JSON (or text for non-JSON answers).
+
+        ``deadline`` (``time.monotonic()``): no retry starts that could not end before it, so
+        a caller with a time budget (a monitor's refresh) is never held by a slow server.
+        """
         attempts = attempts or self.retry.attempts
         attempt, maybe_applied = 0, False
         while True:
@@ -148,19 +162,23 @@ class KubeApi:
                     raise self._transport_error(
                         action, exc.reason, attempt, maybe_applied
                     ) from None
-                if exc.status not in RETRYABLE or attempt >= attempts:
-                    raise self._http_error(action, exc, attempt, maybe_applied) from None
+                failure = self._http_error(action, exc, attempt, maybe_applied)
+                if exc.status not in RETRYABLE:
+                    raise failure from None
                 retry_after, reached = _retry_after(exc), True
             except urllib3.exceptions.HTTPError as exc:
                 reason = getattr(exc, "reason", None) or exc
-                if attempt >= attempts:
-                    raise self._transport_error(action, reason, attempt, maybe_applied) from None
+                failure = self._transport_error(action, reason, attempt, maybe_applied)
                 retry_after = None
                 reached = not isinstance(reason, urllib3.exceptions.NewConnectionError)
             else:
                 return self._decode(action, response)
+            delay = self.retry.wait(attempt - 1, retry_after)
+            late = deadline is not None and time.monotonic() + delay + self.timeout > deadline
+            if attempt >= attempts or late:
+                raise failure from None
             maybe_applied = maybe_applied or reached
-            self.retry.sleep(self.retry.wait(attempt - 1, retry_after))
+            self.retry.sleep(delay)
 
     def jobs(
         self,
@@ -176,7 +194,12 @@ class KubeApi:
         return self.call(action, method, GROUP, VERSION, namespace, "jobs", *args, **kwargs)
 
     def raw_get(
-        self, action: Action, path: str, attempts: int | None = None, **path_params: str
+        self,
+        action: Action,
+        path: str,
+        attempts: int | None = None,
+        deadline: float | None = None,
+        **path_params: str,
     ) -> Any:
         """GET a path no generated method covers well (the pod proxy), with the same policy."""
 
@@ -190,7 +213,7 @@ class KubeApi:
                 raise ApiException.from_response(http_resp=response, body=None, data=None)
             return response.response
 
-        return self.call(action, get, attempts=attempts)
+        return self.call(action, get, attempts=attempts, deadline=deadline)
 
     def _decode(self, action: Action, response: Any) -> Any:
         """JSON answers as dicts; text answers (logs) as text."""
@@ -267,8 +290,10 @@ class KubeApi:
         return KubeApiError(message, fix, None, maybe_applied=maybe_applied)
 
 
-def _short(reason: object) -> str:
+def _short(reason: object) -> Text | str:
     text = str(reason)
+    if any(marker in text for marker in DROPPED):
+        return Text("the server closed the connection without answering.")
     for marker in ("Connection refused", "Name or service not known", "No route to host"):
         if marker in text:
             return marker.lower() + "."

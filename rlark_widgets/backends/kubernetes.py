@@ -223,7 +223,7 @@ class KubernetesBackend:
 
     def logs(self, name: str, worker: str, tail: int = 200) -> str:
         """Log tail of one Worker, named by its key (``role/index``) or its pod name."""
-        workers = self.reader.workers(name, with_events=False)
+        workers = self.reader.workers(name)
         found = next((w for w in workers if worker in (w.key, w.name)), None)
         if found is None:
             known = ", ".join(w.key for w in workers) or "none yet"

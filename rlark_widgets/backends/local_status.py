@@ -13,11 +13,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..i18n import Text
 from ..monitor.snapshot import (
     FAILED,
+    MEMBERS,
     PENDING,
+    PLAN,
     RUNNING,
     SUCCEEDED,
+    SUPERVISOR,
     EventRecord,
     JobSnapshot,
     Progress,
@@ -49,7 +53,7 @@ def read_snapshot(where: JobDir) -> JobSnapshot:
     supervisor = ProcessRef.from_json(where.read("supervisor.json"))
     watched = supervisor is not None and supervisor.alive
     if not watched and state.get("phase") != "ended":
-        snap.missing.append("supervisor (it exited early: exit codes of Workers may be unknown)")
+        snap.lack(SUPERVISOR, Text("it exited early: exit codes of Workers may be unknown"))
     records = state.get("workers", {})
     snap.workers = [
         _worker(spec, w, records.get(w.key), stopped, watched)
@@ -76,6 +80,7 @@ def _worker(
         name=f"{spec.job}-{slug(worker.role)}-{worker.index}",
         node=socket.gethostname(),
         ip=spec.options.node_ip,
+        head=worker.head,
     )
     if record is None:
         snap.phase, snap.reason = (SUCCEEDED, "Stopped") if stopped else (PENDING, "Waiting")
@@ -99,14 +104,19 @@ def _worker(
         snap.phase, snap.reason = SUCCEEDED, STOPPED_BY[by]
         return snap
     snap.phase, snap.reason = FAILED, reason
-    snap.message = _failure_message(Path(worker.log))
+    snap.message = _failure_message(Path(worker.log), killed=returncode < 0)
     return snap
 
 
-def _failure_message(log: Path) -> str:
+def _failure_message(log: Path, killed: bool) -> Text | str:
+    """The last line of the Worker's last attempt, and whether its prepare script was done."""
     lines = tail_lines(log, 400)
     last = next((line.strip() for line in reversed(last_attempt(lines)) if line.strip()), "")
-    return f"the prepare script failed: {last}" if prepare_failed(lines) else last
+    if not prepare_failed(lines):
+        return last
+    if killed:
+        return Text("it was killed during its prepare script (last line: {line})", line=last)
+    return f"the prepare script failed: {last}"
 
 
 def _events(record: dict[str, Any]) -> list[EventRecord]:
@@ -139,14 +149,19 @@ def _tasks(workers: list[WorkerSnapshot]) -> list[dict[str, Any]]:
 
 
 def _members(snap: JobSnapshot, spec: Spec, state: dict[str, Any]) -> None:
+    """Members from the head's dashboard; none, and why, once the head has failed."""
     head = state.get("head")
     head_worker = next(w for w in snap.workers if w.key == spec.head.key)
-    if head is None or head_worker.phase != RUNNING:
+    if head_worker.phase == FAILED:  # the dashboard went with it: no member can be known
+        why = Text("the Ray head's Worker {worker} is not running", worker=head_worker.key)
+        snap.lack(MEMBERS, why)
+        return
+    if head is None or head_worker.phase != RUNNING:  # not started yet, or ended normally
         return
     try:
         members = fetch_members(spec.options.node_ip, head["dashboard_port"])
-    except MembersUnavailable:
-        snap.missing.append("ray members")
+    except MembersUnavailable as exc:
+        snap.lack(MEMBERS, Text("the Ray dashboard did not answer: {error}", error=str(exc)))
         return
     snap.members = sorted(members, key=lambda m: (m.node_rank is None, m.node_rank or 0))
 
@@ -174,7 +189,7 @@ def _outputs(snap: JobSnapshot, plan: dict[str, Any], run_started: float | None)
     """Checkpoints from disk; progress from this run's config.yaml and metrics lines."""
     paths = plan.get("paths") or {}
     if not paths:
-        snap.missing.append("plan.json")
+        snap.lack(PLAN, Text("the file is missing or unreadable"))
         return
     checkpoints = paths["checkpoints"]
     snap.checkpoints = local_checkpoints(Path(checkpoints["local"]), checkpoints["local"])

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..i18n import Text, render
+
 #: Worker phases (Kubernetes pod phases; local processes map onto them).
 PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN = (
     "Pending",
@@ -19,6 +21,50 @@ PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN = (
 )
 #: Job phases as RLark reports them in status.phase.
 JOB_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Stopped")
+#: Parts of a snapshot a backend may fail to read (``Missing.part``): stable keys the
+#: diagnosis tests, whatever language the reason is shown in.
+JOB_SPEC, PODS, EVENTS, MEMBERS, CHECKPOINTS, LOG_TAIL, SUPERVISOR, PLAN = (
+    "job spec",
+    "pods",
+    "events",
+    "ray members",
+    "checkpoints",
+    "log tail",
+    "supervisor",
+    "plan",
+)
+PART_NAMES = {
+    JOB_SPEC: Text("Job spec"),
+    PODS: Text("Workers (pods)"),
+    EVENTS: Text("Worker events"),
+    MEMBERS: Text("Ray members"),
+    CHECKPOINTS: Text("checkpoints"),
+    LOG_TAIL: Text("Header log tail"),
+    SUPERVISOR: Text("local supervisor"),
+    PLAN: Text("rehearsal plan (plan.json)"),
+}
+
+
+@dataclass
+class Missing:
+    """A part of the snapshot that this refresh could not read, and why, in plain words.
+
+    The rest of the snapshot is still filled: a failed list degrades the view, it never
+    hides what the other lists said.
+    """
+
+    part: str  # one of the keys above
+    why: Text | str
+
+    @property
+    def text(self) -> Text:
+        return Text("{part}: {why}", part=PART_NAMES[self.part], why=self.why)
+
+    def render(self, lang: str = "en") -> str:
+        return render(self.text, lang)
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 @dataclass
@@ -48,6 +94,7 @@ class WorkerSnapshot:
     message: str | None = None
     exit_code: int | None = None
     events: list[EventRecord] = field(default_factory=list)
+    head: bool = False  # runs the Ray head: every member depends on it
 
     @property
     def key(self) -> str:
@@ -110,12 +157,20 @@ class JobSnapshot:
     run_script_state: str | None = None  # not started / running / succeeded / failed / stopped
     run_script_exit_code: int | None = None
     log_tail: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
+    missing: list[Missing] = field(default_factory=list)
     rehearsal: bool = False  # the local backend's rehearsal: never reported as training
 
     @property
     def members_alive(self) -> int:
         return sum(m.alive for m in self.members)
+
+    def lacks(self, part: str) -> Missing | None:
+        """Why ``part`` could not be read in this refresh (None when it was read)."""
+        return next((m for m in self.missing if m.part == part), None)
+
+    def lack(self, part: str, why: Text | str) -> None:
+        """Record that ``part`` could not be read, and why."""
+        self.missing.append(Missing(part, why))
 
     @property
     def latest_checkpoint(self) -> Checkpoint | None:

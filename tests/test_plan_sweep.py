@@ -87,7 +87,7 @@ def test_reasoning_config_is_planned_with_reshaped_template(corpus_config) -> No
         ("workers", 15, 8),
     ]
     assert plan.template == "rl"
-    assert any("reshapes them into 2 role(s)" in e for e in plan.explanations)
+    assert any("reshapes them into 2 role(s)" in str(e) for e in plan.explanations)
 
 
 def test_model_processes_placed_through_a_robot_group_get_the_nodes_gpus() -> None:

@@ -523,7 +523,7 @@ def test_secret_findings_paths_and_messages() -> None:
     assert len(findings) == len(by_path)
     for f in findings:
         assert f.rule_id == "SEC-SECRET" and f.severity is Severity.ERROR
-        assert f.fix == SECRET_FIX and f.source == SECRET_SOURCE
+        assert f.fix_text == SECRET_FIX and f.source == SECRET_SOURCE
     assert "line 3" in by_path["spec.runScript"].message
     assert "object-storage secret" in by_path["spec.runScript"].message
     assert "GitHub token" in by_path["metadata.annotations.notes"].message

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from ..i18n import Text, render
 from ..safe_yaml import YamlAliasError, safe_load
 
 CATEGORY_LABEL = "rlark.io/node-category"
@@ -25,11 +26,18 @@ MAX_INVENTORY_BYTES = 5 * 1024 * 1024
 
 
 class InventoryError(ValueError):
-    """An inventory file that cannot be read; ``path`` names the entry."""
+    """An inventory file that cannot be read; ``text`` names the entry (``nodes[3].labels: …``).
 
-    def __init__(self, message: str, path: str = "") -> None:
-        super().__init__(f"{path}: {message}" if path else message)
-        self.message, self.path = message, path
+    The entry is part of the message, so any display of ``text`` shows where to look.
+    """
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(render(text))
+        self.text = text
+
+    @property
+    def message(self) -> str:
+        return render(self.text)
 
 
 @dataclass(frozen=True)
@@ -86,47 +94,64 @@ class Inventory:
 def load_inventory(path: str | Path) -> Inventory:
     file = Path(path)
     if not file.is_file():
-        raise InventoryError(f"No inventory file at {file}.")
+        raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
     if file.stat().st_size > MAX_INVENTORY_BYTES:
-        raise InventoryError(f"{file.name} is larger than {MAX_INVENTORY_BYTES // 10**6} MB.")
+        raise InventoryError(
+            Text(
+                "{name} is larger than {size} MB.",
+                name=file.name,
+                size=MAX_INVENTORY_BYTES // 10**6,
+            )
+        )
     try:
         data = safe_load(file.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError, YamlAliasError) as exc:
-        raise InventoryError(f"{file.name} is not valid YAML: {exc}") from None
+        raise InventoryError(
+            Text(
+                "{name} is not valid YAML: {detail}",
+                name=file.name,
+                detail=exc.text if isinstance(exc, YamlAliasError) else str(exc),
+            )
+        ) from None
     return inventory_from_dict(data, str(file))
 
 
 def inventory_from_dict(data: Any, source: str = "") -> Inventory:
     if not isinstance(data, Mapping) or not isinstance(data.get("nodes"), list):
-        raise InventoryError("An inventory is a mapping with a 'nodes' list.", "nodes")
+        raise InventoryError(Text("nodes: An inventory is a mapping with a 'nodes' list."))
     default_cluster = data.get("cluster")
     nodes = [_node(raw, f"nodes[{i}]", default_cluster) for i, raw in enumerate(data["nodes"])]
     names = [n.name for n in nodes]
     duplicate = next((n for n in names if names.count(n) > 1), None)
     if duplicate:
-        raise InventoryError(f"Node name '{duplicate}' appears twice.", "nodes")
+        raise InventoryError(Text("nodes: Node name '{name}' appears twice.", name=duplicate))
     classes = data.get("storageClasses") or []
     if not isinstance(classes, list):
-        raise InventoryError("storageClasses must be a list.", "storageClasses")
+        raise InventoryError(Text("storageClasses: storageClasses must be a list."))
     names_of_classes = tuple(str(c["name"] if isinstance(c, Mapping) else c) for c in classes)
     return Inventory(tuple(nodes), names_of_classes, source)
 
 
 def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
     if not isinstance(raw, Mapping) or not raw.get("name"):
-        raise InventoryError("Each node needs at least a name.", path)
+        raise InventoryError(Text("{path}: Each node needs at least a name.", path=path))
     labels = raw.get("labels") or {}
     allocatable = raw.get("allocatable") or {}
     if not isinstance(labels, Mapping) or not isinstance(allocatable, Mapping):
-        raise InventoryError("labels and allocatable must be mappings.", path)
+        raise InventoryError(Text("{path}: labels and allocatable must be mappings.", path=path))
     labels = {str(k): str(v) for k, v in labels.items()}
     cluster = raw.get("cluster", default_cluster)
     if cluster is not None:
         labels.setdefault(CLUSTER_LABEL, str(cluster))
     if labels.get(CATEGORY_LABEL, "cloud") not in CATEGORIES:
         raise InventoryError(
-            f"{CATEGORY_LABEL} must be one of {', '.join(CATEGORIES)}, got '{labels[CATEGORY_LABEL]}'.",
-            f"{path}.labels",
+            Text(
+                "{path}.labels: {label} must be one of {choices}, got '{value}'.",
+                path=path,
+                label=CATEGORY_LABEL,
+                choices=", ".join(CATEGORIES),
+                value=labels[CATEGORY_LABEL],
+            )
         )
     try:
         gpus = int(allocatable.get(GPU_RESOURCE, 0))
@@ -135,12 +160,15 @@ def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
         }
     except (TypeError, ValueError):
         raise InventoryError(
-            "allocatable counts must be whole numbers.", f"{path}.allocatable"
+            Text("{path}.allocatable: allocatable counts must be whole numbers.", path=path)
         ) from None
     taints = raw.get("taints") or []
     if not isinstance(taints, list):
         raise InventoryError(
-            "taints must be a list such as ['gpu=broken:NoSchedule'].", f"{path}.taints"
+            Text(
+                "{path}.taints: taints must be a list such as ['gpu=broken:NoSchedule'].",
+                path=path,
+            )
         )
     return NodeInfo(
         name=str(raw["name"]),

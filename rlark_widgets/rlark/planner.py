@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, Severity
-from ..rlinf import ConfigReport, GpuLayout, expand_placement
+from ..i18n import Text
+from ..rlinf import ConfigReport, GpuLayout, RLinfConfigError, expand_placement
 from ..rlinf.ranks import format_ranks
 from .inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
 from .node_needs import NodeNeeds, device_resource_for, node_needs
@@ -29,10 +30,10 @@ TEMPLATES: dict[str, tuple[str, ...]] = {
     "custom": (),
 }
 TEMPLATE_TITLES = {
-    "rl": "RL task (强化学习任务)",
-    "data-collection": "data collection (数据采集任务)",
-    "evaluation": "evaluation (评测任务)",
-    "custom": "custom (自定义任务)",
+    "rl": Text("RL task (强化学习任务)"),
+    "data-collection": Text("data collection (数据采集任务)"),
+    "evaluation": Text("evaluation (评测任务)"),
+    "custom": Text("custom (自定义任务)"),
 }
 SEED_PLAN = "seeds/create-training-job.zh.txt Step 1-2; seeds/rlark-and-rlinf.zh.txt"
 
@@ -54,7 +55,7 @@ class RolePlan:
     idle_gpus: dict[int, list[int]] = field(default_factory=dict)  # node rank -> idle local GPUs
     node_selector: dict[str, str] = field(default_factory=dict)
     matched_nodes: list[str] | None = None  # None: no inventory to match against
-    why: list[str] = field(default_factory=list)
+    why: list[Text] = field(default_factory=list)
 
     @property
     def replicas(self) -> int:
@@ -70,7 +71,7 @@ class Plan:
     template: str
     gpu_layout: GpuLayout | None = None
     target_cluster: str | None = None
-    explanations: list[str] = field(default_factory=list)
+    explanations: list[Text] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
     @property
@@ -113,21 +114,10 @@ def plan_roles(
     if chosen not in TEMPLATES:
         raise ValueError(f"template must be one of {', '.join(TEMPLATES)}")
     plan = Plan(report, [], chosen)
-    if not report.ok or report.cluster is None:
-        reason = report.expansion.error
-        plan.findings.append(
-            Finding(
-                "PLN-REJECTED",
-                Severity.ERROR,
-                reason.path if reason else "cluster",
-                f"RLinf rejects this config, so there is nothing to plan: {reason.message if reason else 'no cluster section'}",
-                reason.fix
-                if reason and reason.fix
-                else "Fix the config first; the plan follows it.",
-                "RLinf placement and cluster validation",
-            )
-        )
+    if report.expansion.error is not None:
+        plan.findings.append(_rejection(report.expansion.error))
         return plan
+    assert report.cluster is not None  # a report without a cluster section carries its error
     needs = node_needs(report.cluster, report.expansion)
     plan.gpu_layout = _gpu_requests(plan, needs)
     plan.roles = _group_roles(needs, plan.gpu_layout)
@@ -138,6 +128,20 @@ def plan_roles(
         _suggest_selectors(plan, inventory)
     _explain(plan, needs)
     return plan
+
+
+def _rejection(reason: RLinfConfigError) -> Finding:
+    """PLN-REJECTED quoting RLinf's own error (and its fix), so the user sees why in one place."""
+    return Finding(
+        "PLN-REJECTED",
+        Severity.ERROR,
+        reason.path,
+        Text(
+            "RLinf rejects this config, so there is nothing to plan: {reason}", reason=reason.text
+        ),
+        reason.fix_text if reason.fix else Text("Fix the config first; the plan follows it."),
+        "RLinf placement and cluster validation",
+    )
 
 
 # --- GPU requests ------------------------------------------------------------------------------
@@ -157,15 +161,26 @@ def _gpu_requests(plan: Plan, needs: list[NodeNeeds]) -> GpuLayout:
     """Request the GPUs each node uses (largest index + 1), if RLinf then places the same way."""
     report = plan.report
     wanted = _layout_signature(report.expansion)
-    attempts = [
-        ("the GPUs each node's processes use", {n.node_rank: n.gpus for n in needs}),
+    # (why, counts): the first attempt needs no explanation, the fallbacks say what they request
+    attempts: list[tuple[Text | None, dict[int, int]]] = [
+        (None, {n.node_rank: n.gpus for n in needs}),
         (
-            "the assumed count on every node that uses GPUs",
+            Text(
+                "GPU requests use the assumed count on every node that uses GPUs: with fewer "
+                "GPUs on some node RLinf would number the cluster's GPUs differently and place "
+                "processes elsewhere."
+            ),
             {n.node_rank: (n.gpus_assumed if n.gpus else 0) for n in needs},
         ),
-        ("the assumed count on every node", {n.node_rank: n.gpus_assumed for n in needs}),
+        (
+            Text(
+                "GPU requests use the assumed count on every node: with fewer GPUs on some node "
+                "RLinf would number the cluster's GPUs differently and place processes elsewhere."
+            ),
+            {n.node_rank: n.gpus_assumed for n in needs},
+        ),
     ]
-    for index, (what, counts) in enumerate(attempts):
+    for why, counts in attempts:
         layout = GpuLayout(0, counts)
         check = expand_placement(
             report.cluster,
@@ -175,19 +190,19 @@ def _gpu_requests(plan: Plan, needs: list[NodeNeeds]) -> GpuLayout:
             placement_class=report.expansion.placement_class,
         )
         if check.ok and _layout_signature(check) == wanted:
-            if index:
-                plan.explanations.append(
-                    f"GPU requests use {what}: with fewer GPUs on some node RLinf would number the "
-                    "cluster's GPUs differently and place processes elsewhere."
-                )
+            if why is not None:
+                plan.explanations.append(why)
             return layout
     plan.findings.append(
         Finding(
             "PLN-GPU-LAYOUT",
             Severity.WARNING,
             "cluster.component_placement",
-            "No GPU request reproduces the assumed placement exactly; requesting the assumed counts.",
-            "Give the real GPUs per node (--gpus-per-node-map) and re-plan.",
+            Text(
+                "No GPU request reproduces the assumed placement exactly; requesting the assumed "
+                "counts."
+            ),
+            Text("Give the real GPUs per node (--gpus-per-node-map) and re-plan."),
             "rlinf-cluster-spec §3.1",
         )
     )
@@ -260,21 +275,44 @@ def _attach_devices(plan: Plan, needs: list[NodeNeeds], inventory: Inventory | N
             group = next(
                 g for g in plan.report.cluster.node_groups if g.hardware_type == hardware_type
             )
-            severity = Severity.ERROR if inventory is not None else Severity.WARNING
-            known = ", ".join(available) or "none"
             plan.findings.append(
                 Finding(
                     "PLN-DEVICE-NAME",
-                    severity,
+                    Severity.ERROR if inventory is not None else Severity.WARNING,
                     f"{group.path}.hardware",
-                    f"Role '{role.name}' (node ranks {format_ranks(role.node_ranks)}) carries a "
-                    f"{hardware_type}, but {'the inventory reports no rlinf.io/* resource for it' if inventory else 'no inventory gives its device resource name'} "
-                    f"(reported: {known}).",
-                    "Ask the platform admin for the exact rlinf.io/* device resource name of this "
-                    "robot and add it to the role's devices; never guess the name.",
+                    _unnamed_device(role, hardware_type, inventory, available),
+                    Text(
+                        "Ask the platform admin for the exact rlinf.io/* device resource name of "
+                        "this robot and add it to the role's devices; never guess the name."
+                    ),
                     "seeds/create-training-job.zh.txt (填写 GPU 和设备资源)",
                 )
             )
+
+
+def _unnamed_device(
+    role: RolePlan, hardware: str, inventory: Inventory | None, available: list[str]
+) -> Text:
+    """Why a robot got no device request: no inventory, or an inventory without its resource."""
+    values = {"role": role.name, "ranks": format_ranks(role.node_ranks), "hardware": hardware}
+    if inventory is None:
+        return Text(
+            "Role '{role}' (node ranks {ranks}) carries a {hardware}, but no inventory gives its "
+            "device resource name (reported: none).",
+            **values,
+        )
+    if not available:
+        return Text(
+            "Role '{role}' (node ranks {ranks}) carries a {hardware}, but the inventory reports "
+            "no rlinf.io/* resource for it (reported: none).",
+            **values,
+        )
+    return Text(
+        "Role '{role}' (node ranks {ranks}) carries a {hardware}, but the inventory reports no "
+        "rlinf.io/* resource for it (reported: {known}).",
+        known=", ".join(available),
+        **values,
+    )
 
 
 # --- node selection ----------------------------------------------------------------------------
@@ -288,16 +326,7 @@ def _choose_cluster(plan: Plan, inventory: Inventory, wanted: str | None) -> str
     clusters = inventory.clusters
     if wanted:
         if wanted not in clusters:
-            plan.findings.append(
-                Finding(
-                    "PLN-CLUSTER",
-                    Severity.ERROR,
-                    "inventory",
-                    f"Cluster '{wanted}' is not in the inventory ({', '.join(clusters) or 'no clusters labelled'}).",
-                    f"Choose one of {', '.join(clusters)}.",
-                    SEED_PLAN,
-                )
-            )
+            plan.findings.append(_unknown_cluster(wanted, clusters))
         return wanted
     if not clusters:
         return None
@@ -309,10 +338,32 @@ def _choose_cluster(plan: Plan, inventory: Inventory, wanted: str | None) -> str
     best = max(clusters, key=lambda c: (fitting(c), -clusters.index(c)))
     if len(clusters) > 1:
         plan.explanations.append(
-            f"Target cluster '{best}' (of {', '.join(clusters)}) has nodes that fit the most roles; "
-            "choose another target cluster if that is not the one."
+            Text(
+                "Target cluster '{best}' (of {clusters}) has nodes that fit the most roles; "
+                "choose another target cluster if that is not the one.",
+                best=best,
+                clusters=", ".join(clusters),
+            )
         )
     return best
+
+
+def _unknown_cluster(wanted: str, clusters: list[str]) -> Finding:
+    if clusters:
+        text = Text(
+            "Cluster '{wanted}' is not in the inventory ({clusters}).",
+            wanted=wanted,
+            clusters=", ".join(clusters),
+        )
+        fix = Text("Choose one of {clusters}.", clusters=", ".join(clusters))
+    else:
+        text = Text(
+            "Cluster '{wanted}' is not in the inventory (no clusters labelled).", wanted=wanted
+        )
+        fix = Text(
+            "Label the inventory's nodes with rlark.io/cluster, or plan without a target cluster."
+        )
+    return Finding("PLN-CLUSTER", Severity.ERROR, "inventory", text, fix, SEED_PLAN)
 
 
 def _suggest_selectors(plan: Plan, inventory: Inventory) -> None:
@@ -369,59 +420,110 @@ def _narrowest_selector(
 
 # --- explanations ------------------------------------------------------------------------------
 def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
-    cluster = plan.report.cluster
-    n = cluster.num_nodes
-    plan.explanations.insert(
-        0,
-        f"cluster.num_nodes is {n}: RLinf waits for exactly {n} Ray node(s), and on RLark every "
-        f"Worker (one Pod) is one Ray node, so the roles' Workers add up to {n}. Fewer and RLinf "
-        "waits forever; more and RLinf keeps the lowest ranks while the rest hold resources idle.",
-    )
-    plan.explanations.insert(
-        1,
-        "The Header role has exactly one Worker, at RLINF_NODE_RANK 0: it starts the Ray head and "
-        "runs the run script, and RLinf's driver (and its managers) run on node rank 0.",
-    )
+    n = plan.report.cluster.num_nodes
+    plan.explanations[:0] = [
+        Text(
+            "cluster.num_nodes is {n}: RLinf waits for exactly {n} Ray node(s), and on RLark "
+            "every Worker (one Pod) is one Ray node, so the roles' Workers add up to {n}. Fewer "
+            "and RLinf waits forever; more and RLinf keeps the lowest ranks while the rest hold "
+            "resources idle.",
+            n=n,
+        ),
+        Text(
+            "The Header role has exactly one Worker, at RLINF_NODE_RANK 0: it starts the Ray head "
+            "and runs the run script, and RLinf's driver (and its managers) run on node rank 0."
+        ),
+    ]
     template_roles = TEMPLATES[plan.template]
     if template_roles:
         plan.explanations.append(
-            f"The {TEMPLATE_TITLES[plan.template]} template pre-fills roles {', '.join(template_roles)}. "
-            "Role names place no RLinf component (component_placement does), so the plan reshapes "
-            f"them into {len(plan.roles)} role(s) that follow the config's Ray nodes."
+            Text(
+                "The {template} template pre-fills roles {roles}. Role names place no RLinf "
+                "component (component_placement does), so the plan reshapes them into {count} "
+                "role(s) that follow the config's Ray nodes.",
+                template=TEMPLATE_TITLES[plan.template],
+                roles=", ".join(template_roles),
+                count=len(plan.roles),
+            )
         )
     for role in plan.roles:
-        ranks = format_ranks(role.node_ranks)
-        what = ", ".join(role.components) or (
-            "no component process (a robot controller runs here)"
-            if any(needs[r].controller_only for r in role.node_ranks)
-            else "no component process"
-        )
-        role.why.append(f"Holds RLINF_NODE_RANK {ranks} ({role.replicas} Worker(s)); runs {what}.")
-        if role.gpus:
-            role.why.append(
-                f"{role.gpus} GPU(s) per Worker: the largest local GPU index placed on its node(s) is {role.gpus - 1}."
-            )
-        if role.labels:
-            role.why.append(f"Node group(s) {', '.join(role.labels)}.")
-        if role.env:
-            role.why.append(f"Environment from env_configs: {', '.join(role.env)}.")
-        if role.interpreter:
-            role.why.append(
-                f"RLinf runs this group's workers with {role.interpreter}; the image must have it."
-            )
-        if role.idle_gpus:
-            role.why.append(
-                "Idle GPUs (requested, used by no process): "
-                + "; ".join(f"node {r}: {format_ranks(g)}" for r, g in role.idle_gpus.items())
-                + "."
-            )
+        role.why.extend(_role_reasons(role, needs))
     controller_only = [r for r in needs if r.controller_only]
     if controller_only:
         plan.explanations.append(
-            f"Node rank(s) {format_ranks([r.node_rank for r in controller_only])} run no component but host "
-            "a robot controller (controller_node_rank); they still count and get their Worker."
+            Text(
+                "Node rank(s) {ranks} run no component but host a robot controller "
+                "(controller_node_rank); they still count and get their Worker.",
+                ranks=format_ranks([r.node_rank for r in controller_only]),
+            )
         )
     if plan.report.expansion.placement_mode:
         plan.explanations.append(
-            f"Execution mode {plan.report.expansion.placement_mode} is reported for information; it decides no role count."
+            Text(
+                "Execution mode {mode} is reported for information; it decides no role count.",
+                mode=plan.report.expansion.placement_mode,
+            )
         )
+
+
+def _role_reasons(role: RolePlan, needs: Sequence[NodeNeeds]) -> list[Text]:
+    """Why the role looks as it does: its ranks, GPUs, node groups, env and idle GPUs."""
+    reasons = [_role_ranks(role, needs)]
+    if role.gpus:
+        reasons.append(
+            Text(
+                "{gpus} GPU(s) per Worker: the largest local GPU index placed on its node(s) is "
+                "{index}.",
+                gpus=role.gpus,
+                index=role.gpus - 1,
+            )
+        )
+    if role.labels:
+        reasons.append(Text("Node group(s) {labels}.", labels=", ".join(role.labels)))
+    if role.env:
+        reasons.append(Text("Environment from env_configs: {names}.", names=", ".join(role.env)))
+    if role.interpreter:
+        reasons.append(
+            Text(
+                "RLinf runs this group's workers with {interpreter}; the image must have it.",
+                interpreter=role.interpreter,
+            )
+        )
+    if role.idle_gpus:
+        reasons.append(
+            Text(
+                "Idle GPUs (requested, used by no process): {idle}.",
+                idle=_idle_gpus(list(role.idle_gpus.items())),
+            )
+        )
+    return reasons
+
+
+def _role_ranks(role: RolePlan, needs: Sequence[NodeNeeds]) -> Text:
+    values = {"ranks": format_ranks(role.node_ranks), "workers": role.replicas}
+    if role.components:
+        return Text(
+            "Holds RLINF_NODE_RANK {ranks} ({workers} Worker(s)); runs {components}.",
+            components=", ".join(role.components),
+            **values,
+        )
+    if any(needs[r].controller_only for r in role.node_ranks):
+        return Text(
+            "Holds RLINF_NODE_RANK {ranks} ({workers} Worker(s)); runs no component process "
+            "(a robot controller runs here).",
+            **values,
+        )
+    return Text(
+        "Holds RLINF_NODE_RANK {ranks} ({workers} Worker(s)); runs no component process.",
+        **values,
+    )
+
+
+def _idle_gpus(idle: list[tuple[int, list[int]]]) -> Text:
+    """``node 1: 4-7; node 2: 6-7`` as one message: each entry nests the rest of the list."""
+    (rank, gpus), rest = idle[0], idle[1:]
+    if not rest:
+        return Text("node {rank}: {gpus}", rank=rank, gpus=format_ranks(gpus))
+    return Text(
+        "node {rank}: {gpus}; {more}", rank=rank, gpus=format_ranks(gpus), more=_idle_gpus(rest)
+    )

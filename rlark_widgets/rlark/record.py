@@ -4,6 +4,10 @@ The seeds ask for the RLinf commit, the image and its digest, Ray/Python/CUDA ve
 original config with overrides and the resolved final config, data/model/checkpoint/output
 locations, the expected Workers and resources, and the final Job YAML. A fact we do not know
 is listed as missing, never guessed.
+
+The record is written in English unless a language is asked for: then its human parts
+(README.md, the plan's explanations, the findings' messages) are in that language, while file
+names, JSON keys and the missing-fact names stay as they are, so records remain comparable.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from ..findings import Finding
+from ..i18n import Text, render
 from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
@@ -38,7 +43,15 @@ LOCATION_KEYS = (
 
 
 class RecordError(OSError):
-    """The record cannot be written where asked (message names the path and the fix)."""
+    """The record cannot be written where asked (``text`` names the path and the fix)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(render(text))
+        self.text = text
+
+    @property
+    def message(self) -> str:
+        return render(self.text)
 
 
 @dataclass
@@ -63,10 +76,27 @@ class RunRecord:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(text, encoding="utf-8")
         except OSError as exc:
+            blocker = _file_in_the_way(target)
+            reason = (
+                Text("{path} is a file, not a directory", path=str(blocker))
+                if blocker
+                else exc.strerror or str(exc)
+            )
             raise RecordError(
-                f"Cannot write the run record to {target}: {exc.strerror or exc}. Choose a writable directory."
+                Text(
+                    "Cannot write the run record to {target}: {reason}. Choose a writable "
+                    "directory.",
+                    target=str(target),
+                    reason=reason,
+                )
             ) from None
         return target
+
+
+def _file_in_the_way(target: Path) -> Path | None:
+    """A file where the record needs a directory (the zip itself may be a file)."""
+    folders = target.parents if target.suffix == ".zip" else (target, *target.parents)
+    return next((p for p in folders if p.is_file()), None)
 
 
 def locations(plan: Plan, job: Job) -> dict[str, Any]:
@@ -80,7 +110,7 @@ def locations(plan: Plan, job: Job) -> dict[str, Any]:
     return found
 
 
-def _plan_summary(plan: Plan, job: Job) -> dict[str, Any]:
+def _plan_summary(plan: Plan, job: Job, lang: str) -> dict[str, Any]:
     roles = []
     for planned, role in zip(plan.roles, job.roles, strict=False):
         roles.append(
@@ -102,13 +132,18 @@ def _plan_summary(plan: Plan, job: Job) -> dict[str, Any]:
         "rlinf_num_nodes": plan.report.cluster.num_nodes if plan.report.cluster else None,
         "roles": roles,
         "target_cluster": plan.target_cluster,
-        "explanations": plan.explanations,
+        "explanations": [render(e, lang) for e in plan.explanations],
     }
 
 
 def build_record(
-    plan: Plan, job: Job, findings: list[Finding], facts: RecordFacts | None = None
+    plan: Plan,
+    job: Job,
+    findings: list[Finding],
+    facts: RecordFacts | None = None,
+    lang: str = "en",
 ) -> RunRecord:
+    """The record's files; ``lang`` chooses the language of its human parts (module docstring)."""
     facts = facts or RecordFacts()
     config = plan.report.config
     versions = facts.versions()
@@ -132,26 +167,47 @@ def build_record(
         "config/composed.yaml": redact(OmegaConf.to_yaml(config.composed)),
         "config/resolved.yaml": redact(dump_yaml(config.resolved)),
         "expansion.json": as_json(plan.report.expansion.to_json()),
-        "plan.json": as_json(_plan_summary(plan, job)),
-        "findings.json": as_json([f.to_dict() for f in findings]),
+        "plan.json": as_json(_plan_summary(plan, job, lang)),
+        "findings.json": as_json([f.to_dict(lang) for f in findings]),
         "versions.json": as_json({"images": images, **versions}),
         "locations.json": as_json(where),
         "missing.json": as_json(missing),
     }
-    files["README.md"] = redact(_readme(plan, job, versions, where, missing, findings))
+    readme = _readme(plan, job, versions, where, missing, findings)
+    files["README.md"] = redact("\n".join(render(line, lang) for line in readme))
     return RunRecord(files, missing)
 
 
-def _readme(plan, job, versions, where, missing, findings) -> str:
-    lines = [
-        f"# Run record: {job.name}",
+def _readme(
+    plan: Plan,
+    job: Job,
+    versions: dict[str, str | None],
+    where: dict[str, Any],
+    missing: list[str],
+    findings: list[Finding],
+) -> list[Text | str]:
+    """README.md line by line; lines with words are Text, the rest (values, tables) plain."""
+    config = plan.report.config
+    source = job.annotations.get("rlark.io/rlinf-config", config.name)
+    images = ", ".join(sorted({r.image for r in job.roles if r.image}))
+    lines: list[Text | str] = [
+        Text("# Run record: {name}", name=job.name),
         "",
-        f"- RLinf config: {job.annotations.get('rlark.io/rlinf-config', plan.report.config.name)} "
-        f"(overrides: {' '.join(plan.report.config.overrides) or 'none'})",
-        f"- Workers: {job.total_workers} (cluster.num_nodes {plan.report.cluster.num_nodes if plan.report.cluster else '?'})",
-        f"- Images: {', '.join(sorted({r.image for r in job.roles if r.image})) or 'MISSING'}",
+        Text(
+            "- RLinf config: {config} (overrides: {overrides})",
+            config=source,
+            overrides=" ".join(config.overrides),
+        )
+        if config.overrides
+        else Text("- RLinf config: {config} (overrides: none)", config=source),
+        Text(
+            "- Workers: {workers} (cluster.num_nodes {num_nodes})",
+            workers=job.total_workers,
+            num_nodes=plan.report.cluster.num_nodes if plan.report.cluster else "?",
+        ),
+        Text("- Images: {images}", images=images) if images else Text("- Images: MISSING"),
         "",
-        "| role | head | workers | RLINF_NODE_RANK | GPUs/worker | devices/worker |",
+        Text("| role | head | workers | RLINF_NODE_RANK | GPUs/worker | devices/worker |"),
         "|---|---|---|---|---|---|",
     ]
     for planned, role in zip(plan.roles, job.roles, strict=False):
@@ -159,21 +215,29 @@ def _readme(plan, job, versions, where, missing, findings) -> str:
         lines.append(
             f"| {role.name} | {role.head} | {role.replicas} | {list(planned.node_ranks)} | {role.gpus} | {devices} |"
         )
-    lines += ["", "## Versions", ""]
-    lines += [f"- {k}: {v if v is not None else 'MISSING'}" for k, v in versions.items()]
-    lines += ["", "## Locations", ""] + (
-        [f"- {k}: {v}" for k, v in where.items()] or ["- none found in the config"]
-    )
-    lines += ["", "## Missing facts", ""] + ([f"- {m}" for m in missing] or ["- none"])
+    lines += ["", Text("## Versions"), ""]
+    lines += [
+        f"- {k}: {v}" if v is not None else Text("- {key}: MISSING", key=k)
+        for k, v in versions.items()
+    ]
+    lines += ["", Text("## Locations"), ""]
+    lines += [f"- {k}: {v}" for k, v in where.items()] or [Text("- none found in the config")]
+    lines += ["", Text("## Missing facts"), ""]
+    lines += [f"- {m}" for m in missing] or [Text("- none")]
     counts = {
         s: sum(1 for f in findings if f.severity.value == s) for s in ("error", "warning", "info")
     }
     lines += [
         "",
-        f"Findings: {counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info(s) (findings.json).",
+        Text(
+            "Findings: {errors} error(s), {warnings} warning(s), {infos} info(s) (findings.json).",
+            errors=counts["error"],
+            warnings=counts["warning"],
+            infos=counts["info"],
+        ),
         "",
     ]
-    return "\n".join(lines)
+    return lines
 
 
 def snapshot_record(job: Job, snapshot: dict, diagnosis: dict, logs: dict[str, str]) -> RunRecord:

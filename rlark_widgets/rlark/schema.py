@@ -10,6 +10,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 
 CRD_RESOURCE = "jobs.rlark.io.yaml"
 
@@ -55,8 +56,12 @@ def schema_findings(manifest: Any) -> list[Finding]:
                 "JOB-SCHEMA",
                 Severity.ERROR,
                 _path(error.absolute_path) or "(document)",
-                f"Does not match the RLark Job schema: {error.message}.",
-                "Correct the field as the CRD describes it (`rlark-migrate crd` prints the schema).",
+                # jsonschema's own explanation stays as it says it (English), quoted in ours
+                Text("Does not match the RLark Job schema: {detail}.", detail=error.message),
+                Text(
+                    "Correct the field as the CRD describes it (`rlark-migrate crd` prints the "
+                    "schema)."
+                ),
                 "rlark-widgets CRD jobs.rlark.io (DESIGN.md §3)",
             )
         )

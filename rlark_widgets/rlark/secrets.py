@@ -37,17 +37,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from rlark_widgets.findings import Finding, Severity
+from rlark_widgets.i18n import Text
 
 SECRET_RULE = "SEC-SECRET"
 SSH_PRIVATE_RULE = "SEC-SSH-PRIVATE"
 SECRET_SOURCE = "seeds/create-training-job.zh.txt (保护敏感信息)"
 SSH_SOURCE = "seeds/create-training-job.zh.txt (SSH 公钥)"
-SECRET_FIX = (
+SECRET_FIX = Text(
     "Remove it from the Job and inject the credential the way your RLark environment allows "
     "(a Kubernetes Secret or the platform's credential store); never in env values, scripts "
     "or annotations."
 )
-SSH_FIX = (
+SSH_FIX = Text(
     "Remove the private key from the Job and treat it as leaked (rotate it); select or register "
     "the matching PUBLIC key (ssh-ed25519/ssh-rsa/ecdsa-sha2-*) on the SSH key page instead."
 )
@@ -62,27 +63,44 @@ class SecretHit:
     """One secret found in one text: its kind, where it is, and a preview that never leaks it.
 
     ``start``/``end`` are offsets into the scanned text (the secret value only, so ``redact``
-    keeps ``password=`` and the surrounding script readable); ``line`` is 1-based.
+    keeps ``password=`` and the surrounding script readable); ``line`` is 1-based. Only the
+    secret's length is kept, so no part of it can reach a message.
     """
 
-    kind: str
+    label: Text  # the kind, in the reader's language; str(label) is the English kind
     path: str
     start: int
     end: int
-    preview: str
     line: int = 1
 
     @property
-    def where(self) -> str:
+    def kind(self) -> str:
+        """The English kind: a stable name for tests and ``«redacted:<kind>»`` markers."""
+        return str(self.label)
+
+    @property
+    def preview_text(self) -> Text:
+        return _preview(self.end - self.start)
+
+    @property
+    def preview(self) -> str:
+        return str(self.preview_text)
+
+    @property
+    def location(self) -> Text:
         """The path and the 1-based line: what a reader needs to find it in a script."""
-        return f"{self.path or '<text>'} line {self.line}"
+        return Text("{path} line {line}", path=self.path or "<text>", line=self.line)
+
+    @property
+    def where(self) -> str:
+        return str(self.location)
 
 
 @dataclass(frozen=True)
 class _Detector:
     """A value shape: the regex, which group is the secret, and an optional extra check."""
 
-    kind: str
+    kind: Text
     pattern: re.Pattern[str]
     group: int | str = 0
     accept: Callable[[str], bool] | None = None
@@ -136,43 +154,50 @@ PEM_PRIVATE_KEY = re.compile(
 )
 
 _DETECTORS: tuple[_Detector, ...] = (
-    _Detector("PEM private key", PEM_PRIVATE_KEY),
+    _Detector(Text("PEM private key"), PEM_PRIVATE_KEY),
     _Detector(
-        "AWS access key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+        Text("AWS access key"),
+        re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
     ),
     _Detector(
-        "Alibaba Cloud AccessKey ID",
+        Text("Alibaba Cloud AccessKey ID"),
         re.compile(rf"{_NOT_TOKEN}LTAI[A-Za-z0-9]{{12,24}}{_END_TOKEN}"),
     ),
     _Detector(
-        "GitHub token",
+        Text("GitHub token"),
         re.compile(
             rf"{_NOT_TOKEN}(?:gh[pousr]_[A-Za-z0-9]{{36,251}}|github_pat_[A-Za-z0-9_]{{22,251}}){_END_TOKEN}"
         ),
     ),
-    _Detector("GitLab token", re.compile(rf"{_NOT_TOKEN}glpat-[A-Za-z0-9_-]{{20,}}")),
-    _Detector("Slack token", re.compile(rf"{_NOT_TOKEN}xox[abprs]-[0-9]{{6,}}-[0-9A-Za-z-]{{6,}}")),
+    _Detector(Text("GitLab token"), re.compile(rf"{_NOT_TOKEN}glpat-[A-Za-z0-9_-]{{20,}}")),
     _Detector(
-        "Slack webhook URL",
+        Text("Slack token"), re.compile(rf"{_NOT_TOKEN}xox[abprs]-[0-9]{{6,}}-[0-9A-Za-z-]{{6,}}")
+    ),
+    _Detector(
+        Text("Slack webhook URL"),
         re.compile(
             r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"
         ),
     ),
-    _Detector("HuggingFace token", re.compile(rf"{_NOT_TOKEN}hf_[A-Za-z0-9]{{30,}}{_END_TOKEN}")),
     _Detector(
-        "OpenAI-style API key",
+        Text("HuggingFace token"), re.compile(rf"{_NOT_TOKEN}hf_[A-Za-z0-9]{{30,}}{_END_TOKEN}")
+    ),
+    _Detector(
+        Text("OpenAI-style API key"),
         re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}"),
         accept=_mixed_key,
     ),
-    _Detector("Google API key", re.compile(rf"{_NOT_TOKEN}AIza[0-9A-Za-z_-]{{35}}{_END_TOKEN}")),
     _Detector(
-        "JWT",
+        Text("Google API key"), re.compile(rf"{_NOT_TOKEN}AIza[0-9A-Za-z_-]{{35}}{_END_TOKEN}")
+    ),
+    _Detector(
+        Text("JWT"),
         re.compile(
             rf"{_NOT_TOKEN}eyJ[A-Za-z0-9_-]{{5,}}\.eyJ[A-Za-z0-9_-]{{5,}}\.[A-Za-z0-9_-]{{10,}}"
         ),
     ),
     _Detector(
-        "bearer token",
+        Text("bearer token"),
         re.compile(
             r"(?i:authorization)[ \t]*[:=][ \t]*[\"']?(?i:bearer|token|basic)[ \t]+"
             r"(?P<value>[A-Za-z0-9._~+/-]{8,}=*)"
@@ -180,7 +205,7 @@ _DETECTORS: tuple[_Detector, ...] = (
         group="value",
     ),
     _Detector(
-        "bearer token",
+        Text("bearer token"),
         re.compile(r"\b[Bb]earer[ \t]+(?P<value>[A-Za-z0-9._~+/-]{20,}=*)"),
         group="value",
         accept=_digit_and_letter,
@@ -214,24 +239,38 @@ _ENV_VALUE = re.compile(
     r"\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|'(?P<sq>(?:[^'\n]|'')*)'|(?P<bare>[^\s\"'|>][^\n]*)"
 )
 
-# (suffix of the normalised name, kind, whether the value needs the entropy gate); first wins.
-_NAME_KINDS: tuple[tuple[re.Pattern[str], str, bool], ...] = (
-    (re.compile(r"(?:^|_)AWS_SECRET(?:_ACCESS)?_KEY$"), "AWS secret access key", False),
-    (
+
+@dataclass(frozen=True)
+class _NameKind:
+    """A secret-looking name ending, what its value is, and the evidence a value needs."""
+
+    pattern: re.Pattern[str]  # matched against the end of the normalised name
+    kind: Text
+    gated: bool = False  # the value must also look random (names that are only generic)
+    min_length: int = 1
+
+
+# First match wins.
+_NAME_KINDS: tuple[_NameKind, ...] = (
+    _NameKind(
+        re.compile(r"(?:^|_)AWS_SECRET(?:_ACCESS)?_KEY$"),
+        Text("AWS secret access key"),
+        min_length=8,
+    ),
+    _NameKind(
         re.compile(
             r"(?:SECRET_ACCESS_KEY|ACCESS_KEY_SECRET|SECRET_KEY|SECRETKEY|ACCOUNT_KEY|STORAGE_KEY|SAS_TOKEN)$"
         ),
-        "object-storage secret",
-        False,
+        Text("object-storage secret"),
+        min_length=8,
     ),
-    (re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE)$"), "password assignment", False),
-    (
+    _NameKind(re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE)$"), Text("password assignment")),
+    _NameKind(
         re.compile(r"(?:TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)$"),
-        "generic API token",
-        True,
+        Text("generic API token"),
+        gated=True,
     ),
 )
-_MIN_LENGTH = {"AWS secret access key": 8, "object-storage secret": 8}
 
 _REFERENCE = re.compile(
     r"""^(?:\$|\{\{|%\(|«redacted:|<[^<>]*>$|(?i:x{3,}|null|none|true|false|yes|no|on|off|0|1|~|redacted)$)"""
@@ -245,12 +284,9 @@ def _normalise_name(name: str) -> str:
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", last).replace("-", "_").upper()
 
 
-def _classify_name(name: str) -> tuple[str, bool] | None:
+def _classify_name(name: str) -> _NameKind | None:
     normalised = _normalise_name(name)
-    for pattern, kind, gated in _NAME_KINDS:
-        if pattern.search(normalised):
-            return kind, gated
-    return None
+    return next((k for k in _NAME_KINDS if k.pattern.search(normalised)), None)
 
 
 def looks_secret_name(name: str) -> bool:
@@ -273,22 +309,22 @@ def is_literal(value: str) -> bool:
     )
 
 
-def _preview(secret: str) -> str:
+def _preview(length: int) -> Text:
     """Only the length: even a few characters of a short secret help guess it."""
-    return f"…({len(secret)} char{'' if len(secret) == 1 else 's'})"
+    return Text("…(1 char)") if length == 1 else Text("…({count} chars)", count=length)
 
 
 def _line_index(text: str) -> list[int]:
     return [m.start() for m in re.finditer("\n", text)]
 
 
-def _hit(kind: str, text: str, path: str, span: tuple[int, int], newlines: list[int]) -> SecretHit:
+def _hit(kind: Text, path: str, span: tuple[int, int], newlines: list[int]) -> SecretHit:
     start, end = span
     line = bisect.bisect_left(newlines, start) + 1
-    return SecretHit(kind, path, start, end, _preview(text[start:end]), line)
+    return SecretHit(kind, path, start, end, line)
 
 
-def _spans(text: str) -> Iterator[tuple[int, str, int, int]]:
+def _spans(text: str) -> Iterator[tuple[int, Text, int, int]]:
     """Every raw (priority, kind, start, end); lower priority wins an overlap: shapes first."""
     for priority, det in enumerate(_DETECTORS):
         for m in det.pattern.finditer(text):
@@ -297,12 +333,12 @@ def _spans(text: str) -> Iterator[tuple[int, str, int, int]]:
     url_priority = len(_DETECTORS)
     for m in _URL_CREDENTIALS.finditer(text):
         if is_literal(m.group("value")):
-            yield url_priority, "URL with credentials", *m.span("value")
+            yield url_priority, Text("URL with credentials"), *m.span("value")
     yield from _assignment_spans(text, url_priority + 1)
     yield from _env_entry_spans(text, url_priority + 1)
 
 
-def _env_entry_spans(text: str, priority: int) -> Iterator[tuple[int, str, int, int]]:
+def _env_entry_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
     """Literal values of env entries with secret-looking names, in rendered YAML or JSON."""
     for m in _ENV_ENTRY.finditer(text):
         found = _classify_name(m.group("name"))
@@ -317,10 +353,10 @@ def _env_entry_spans(text: str, priority: int) -> Iterator[tuple[int, str, int, 
                 bare = re.split(r"[,}]", bare)[0]
             end = start + len(bare.rstrip())
         if is_literal(text[start:end]):
-            yield priority, found[0], start, end
+            yield priority, found.kind, start, end
 
 
-def _assignment_spans(text: str, priority: int) -> Iterator[tuple[int, str, int, int]]:
+def _assignment_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
     """Literal values of secret-looking names; a secret name's value is not rescanned for names.
 
     Not rescanning keeps pathological inputs ('password=password=…') linear; values of other
@@ -333,7 +369,6 @@ def _assignment_spans(text: str, priority: int) -> Iterator[tuple[int, str, int,
         value_match = _VALUE.match(text, m.end()) if found else None
         if found is None or value_match is None:
             continue
-        kind, gated = found
         group = next(g for g in ("dq", "sq", "bare") if value_match.group(g) is not None)
         start, end = value_match.span(group)
         if group == "bare":
@@ -343,24 +378,24 @@ def _assignment_spans(text: str, priority: int) -> Iterator[tuple[int, str, int,
             end = start + len(value_match.group(group).rstrip(",)]}"))
         pos = value_match.end()
         value = text[start:end]
-        if not is_literal(value) or len(value) < _MIN_LENGTH.get(kind, 1):
+        if not is_literal(value) or len(value) < found.min_length:
             continue
-        if gated and not _looks_random(value):
+        if found.gated and not _looks_random(value):
             continue
-        yield priority, kind, start, end
+        yield priority, found.kind, start, end
 
 
 def find_secrets(text: str, path: str = "") -> list[SecretHit]:
     """All secrets in ``text``, in text order, without overlaps (the most specific kind wins)."""
     starts: list[int] = []
-    kept: list[tuple[int, int, str]] = []  # (start, end, kind): sorted and disjoint
+    kept: list[tuple[int, int, Text]] = []  # (start, end, kind): sorted and disjoint
     for _, kind, start, end in sorted(_spans(text), key=lambda s: (s[0], s[2], s[2] - s[3])):
         i = bisect.bisect_left(starts, start)
         if (i == 0 or kept[i - 1][1] <= start) and (i == len(kept) or end <= kept[i][0]):
             starts.insert(i, start)
             kept.insert(i, (start, end, kind))
     newlines = _line_index(text) if kept else []
-    return [_hit(kind, text, path, (start, end), newlines) for start, end, kind in kept]
+    return [_hit(kind, path, (start, end), newlines) for start, end, kind in kept]
 
 
 def _named_literal(text: str, path: str, name: str | None) -> SecretHit | None:
@@ -369,7 +404,7 @@ def _named_literal(text: str, path: str, name: str | None) -> SecretHit | None:
     if found is None or not is_literal(text):
         return None
     start = len(text) - len(text.lstrip())
-    return _hit(found[0], text, path, (start, len(text.rstrip())), _line_index(text))
+    return _hit(found.kind, path, (start, len(text.rstrip())), _line_index(text))
 
 
 def redact(text: str, name: str | None = None) -> str:
@@ -418,13 +453,30 @@ def _strings(
 
 
 def _finding(hit: SecretHit, text: str, name: str | None = None) -> Finding:
-    where = hit.where if "\n" in text else (hit.path or "<text>")
-    bound = f" (in {name})" if name else ""
+    values = {
+        "kind": hit.label,
+        "where": hit.location if "\n" in text else (hit.path or "<text>"),
+        "preview": hit.preview_text,
+    }
+    message = (
+        Text(
+            "{kind} (in {name}) found at {where}: {preview}. The Job YAML is stored and shown, "
+            "so it must not carry credentials.",
+            name=name,
+            **values,
+        )
+        if name
+        else Text(
+            "{kind} found at {where}: {preview}. The Job YAML is stored and shown, so it must "
+            "not carry credentials.",
+            **values,
+        )
+    )
     return Finding(
         rule_id=SECRET_RULE,
         severity=Severity.ERROR,
         path=hit.path,
-        text=f"{hit.kind}{bound} found at {where}: {hit.preview}. The Job YAML is stored and shown, so it must not carry credentials.",
+        text=message,
         fix_text=SECRET_FIX,
         source=SECRET_SOURCE,
     )
@@ -468,7 +520,12 @@ def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Fi
                 rule_id=SSH_PRIVATE_RULE,
                 severity=Severity.ERROR,
                 path=f"{path}[{i}]",
-                text=f"{path}[{i}] holds a private key ({_preview(stripped)}); SSH keys must be public keys or names of registered keys.",
+                text=Text(
+                    "{field} holds a private key ({preview}); SSH keys must be public keys or "
+                    "names of registered keys.",
+                    field=f"{path}[{i}]",
+                    preview=_preview(len(stripped)),
+                ),
                 fix_text=SSH_FIX,
                 source=SSH_SOURCE,
             )

@@ -6,12 +6,21 @@ from typing import Any
 
 import yaml
 
+from ..i18n import Text, render
 from ..safe_yaml import YamlAliasError, safe_load
 from .job import Job
 
 
 class JobYamlError(ValueError):
-    """Text that is not a readable Job manifest (message says where)."""
+    """Text that is not a readable Job manifest (``text`` says where)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(render(text))
+        self.text = text
+
+    @property
+    def message(self) -> str:
+        return render(self.text)
 
 
 class _JobDumper(yaml.SafeDumper):
@@ -40,18 +49,28 @@ def load_manifest(text: str) -> dict[str, Any]:
     try:
         data = safe_load(text)
     except YamlAliasError as exc:
-        raise JobYamlError(str(exc)) from None
+        raise JobYamlError(exc.text) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise JobYamlError(f"The Job YAML is not valid YAML{where}: {exc.problem}.") from None
+        raise JobYamlError(_syntax_error(str(exc.problem), exc.problem_mark)) from None
     except yaml.YAMLError as exc:
-        raise JobYamlError(f"The Job YAML is not valid YAML: {exc}.") from None
+        raise JobYamlError(_syntax_error(str(exc), None)) from None
     if not isinstance(data, dict):
         raise JobYamlError(
-            "The Job YAML must be one mapping with apiVersion, kind, metadata and spec."
+            Text("The Job YAML must be one mapping with apiVersion, kind, metadata and spec.")
         )
     return data
+
+
+def _syntax_error(problem: str, mark: yaml.Mark | None) -> Text:
+    """PyYAML's problem (English, as PyYAML says it) and, when known, where it is."""
+    if mark is None:
+        return Text("The Job YAML is not valid YAML: {problem}.", problem=problem)
+    return Text(
+        "The Job YAML is not valid YAML at line {line}, column {column}: {problem}.",
+        line=mark.line + 1,
+        column=mark.column + 1,
+        problem=problem,
+    )
 
 
 def parse_job_yaml(text: str) -> Job:
@@ -61,5 +80,8 @@ def parse_job_yaml(text: str) -> Job:
         return Job.from_manifest(manifest)
     except (KeyError, TypeError, ValueError, StopIteration) as exc:
         raise JobYamlError(
-            f"The Job YAML does not have the Job shape ({exc!r}); check it against the CRD."
+            Text(
+                "The Job YAML does not have the Job shape ({detail}); check it against the CRD.",
+                detail=repr(exc),
+            )
         ) from None

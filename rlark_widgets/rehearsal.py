@@ -29,7 +29,9 @@ from typing import Any
 
 import yaml
 
+from .backends.base import Listing
 from .backends.kube_workers import RANK_LABEL
+from .i18n import Text
 
 TAG = "[rehearsal]"
 #: Placement actors alive at once (each is a Ray worker process of ~0.1 GiB).
@@ -39,7 +41,15 @@ STEP_TIMEOUT = 60.0
 
 
 class RehearsalFailure(Exception):
-    """The layout or the run is not what the plan says; the message names what and where."""
+    """The layout or the run is not what the plan says; ``text`` names what and where.
+
+    This runs out of process: the run log and rehearsal.json get the English, like every line
+    the rehearsal prints.
+    """
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
 
 
 STARTED = time.monotonic()
@@ -71,7 +81,13 @@ class Rehearsal:
                 log_to_driver=False,
             )
         except (ConnectionError, ValueError) as exc:
-            raise RehearsalFailure(f"cannot reach the Ray head at '{address}': {exc}") from None
+            raise RehearsalFailure(
+                Text(
+                    "cannot reach the Ray head at '{address}': {error}",
+                    address=address,
+                    error=str(exc),
+                )
+            ) from None
         nodes = self.check_ranks(self.wait_for_members(ray))
         probes = self.start_probes(ray, nodes)
         self.check_placement(ray, nodes)
@@ -91,9 +107,15 @@ class Rehearsal:
                 break
             if time.monotonic() > deadline:
                 raise RehearsalFailure(
-                    f"only {len(alive)} of {expected} Ray nodes joined within {timeout:g} s; "
-                    f"missing: {self._missing(alive)}. RLinf would wait forever here; read the "
-                    "missing Workers' logs."
+                    Text(
+                        "only {alive} of {expected} Ray nodes joined within {timeout} s; missing:"
+                        " {missing}. RLinf would wait forever here; read the missing Workers'"
+                        " logs.",
+                        alive=len(alive),
+                        expected=expected,
+                        timeout=f"{timeout:g}",
+                        missing=self._missing(alive),
+                    )
                 )
             if time.monotonic() >= next_note:
                 say(f"waiting for Ray members: {len(alive)}/{expected} alive")
@@ -117,14 +139,22 @@ class Rehearsal:
         ranks = [_rank(n) for n in alive]
         if None in ranks or len(set(ranks)) != len(ranks):
             raise RehearsalFailure(
-                f"RLINF_NODE_RANK should be unique and set on every node, but the {len(alive)} "
-                f"alive nodes carry {sorted(ranks, key=lambda r: (r is None, r or 0))}."
+                Text(
+                    "RLINF_NODE_RANK should be unique and set on every node, but the {count} alive"
+                    " nodes carry {ranks}.",
+                    count=len(alive),
+                    ranks=str(sorted(ranks, key=lambda r: (r is None, r or 0))),
+                )
             )
         labelled = sorted(ranks)
         if labelled[:expected] != list(range(expected)):
             raise RehearsalFailure(
-                f"RLINF_NODE_RANK should be unique and continuous from 0 to {expected - 1}, "
-                f"but got: {labelled}."
+                Text(
+                    "RLINF_NODE_RANK should be unique and continuous from 0 to {last}, but got:"
+                    " {ranks}.",
+                    last=expected - 1,
+                    ranks=str(labelled),
+                )
             )
         extra = labelled[expected:]
         if extra:
@@ -146,8 +176,16 @@ class Rehearsal:
         )
         wrong = {r: env for r, env in seen.items() if env != str(r)}
         if wrong:
-            detail = ", ".join(f"label {r} but RLINF_NODE_RANK={env!r}" for r, env in wrong.items())
-            raise RehearsalFailure(f"node rank labels and environments disagree: {detail}.")
+            detail = Listing(
+                (
+                    Text("label {rank} but RLINF_NODE_RANK={env}", rank=r, env=repr(env))
+                    for r, env in wrong.items()
+                ),
+                ", ",
+            )
+            raise RehearsalFailure(
+                Text("node rank labels and environments disagree: {detail}.", detail=detail)
+            )
         say("every node's RLINF_NODE_RANK matches its label")
         return probes
 
@@ -173,8 +211,13 @@ class Rehearsal:
                 node = nodes.get(row["node_rank"])
                 if node is None:
                     raise RehearsalFailure(
-                        f"{name} rank {row['rank']} is planned on node rank {row['node_rank']}, "
-                        "which is not a Ray member."
+                        Text(
+                            "{component} rank {rank} is planned on node rank {node}, which is not"
+                            " a Ray member.",
+                            component=name,
+                            rank=row["rank"],
+                            node=row["node_rank"],
+                        )
                     )
                 options = {"scheduling_strategy": _pin(node["NodeID"])}
                 actors.append(placed.options(**options).remote(row["visible_accelerators"]))
@@ -198,19 +241,39 @@ class Rehearsal:
         name: str, row: dict[str, Any], got: dict[str, Any], nodes: dict[int, dict[str, Any]]
     ) -> dict[str, Any]:
         planned_node, planned_gpus = row["node_rank"], list(row["visible_accelerators"])
-        where = f"{name} rank {row['rank']}"
         if got["node_id"] != nodes[planned_node]["NodeID"] or got["rank_env"] != str(planned_node):
             raise RehearsalFailure(
-                f"{where} should run on node rank {planned_node} but runs where "
-                f"RLINF_NODE_RANK={got['rank_env']!r}."
+                Text(
+                    "{component} rank {rank} should run on node rank {node} but runs where"
+                    " RLINF_NODE_RANK={env}.",
+                    component=name,
+                    rank=row["rank"],
+                    node=planned_node,
+                    env=repr(got["rank_env"]),
+                )
             )
         if got["gpus"] != planned_gpus:
-            raise RehearsalFailure(f"{where} sees GPUs {got['gpus']}, planned {planned_gpus}.")
+            raise RehearsalFailure(
+                Text(
+                    "{component} rank {rank} sees GPUs {gpus}, planned {planned}.",
+                    component=name,
+                    rank=row["rank"],
+                    gpus=str(got["gpus"]),
+                    planned=str(planned_gpus),
+                )
+            )
         declared = _gpus(nodes[planned_node])
         if planned_gpus and max(planned_gpus) >= declared:
             raise RehearsalFailure(
-                f"{where} is planned on GPU {max(planned_gpus)} of node rank {planned_node}, "
-                f"but that Worker declares {declared:g} GPU(s): raise the role's GPU count."
+                Text(
+                    "{component} rank {rank} is planned on GPU {gpu} of node rank {node}, but that"
+                    " Worker declares {declared} GPU(s): raise the role's GPU count.",
+                    component=name,
+                    rank=row["rank"],
+                    gpu=max(planned_gpus),
+                    node=planned_node,
+                    declared=f"{declared:g}",
+                )
             )
         return {
             "component": name,
@@ -232,9 +295,12 @@ class Rehearsal:
         match = STEP_DIR.search(resume.name)
         if match is None or not actor.is_dir() or not os.access(actor, os.R_OK | os.X_OK):
             raise RehearsalFailure(
-                f"runner.resume_dir ({self.plan['paths']['resume_dir']['container']}, here "
-                f"{resume}) is not a global_step_N directory with a readable actor/: RLinf "
-                "asserts it and would not start."
+                Text(
+                    "runner.resume_dir ({container}, here {local}) is not a global_step_N"
+                    " directory with a readable actor/: RLinf asserts it and would not start.",
+                    container=self.plan["paths"]["resume_dir"]["container"],
+                    local=str(resume),
+                )
             )
         step = int(match[1])
         self.report["resumed_from"] = step
@@ -265,8 +331,12 @@ class Rehearsal:
                 ray.get([p.step.remote(step) for p in probes.values()], timeout=STEP_TIMEOUT)
             except ray.exceptions.RayError as exc:
                 raise RehearsalFailure(
-                    f"step {step}: a node stopped answering ({type(exc).__name__}); its Worker "
-                    "may have died, and RLinf would stall the same way."
+                    Text(
+                        "step {step}: a node stopped answering ({error}); its Worker may have"
+                        " died, and RLinf would stall the same way.",
+                        step=step,
+                        error=type(exc).__name__,
+                    )
                 ) from None
             time.sleep(max(0.0, self.plan["step_seconds"] - (time.monotonic() - began)))
             row = {

@@ -640,18 +640,18 @@ def test_logs_of_a_waiting_worker_say_why(kube):
 def test_stop_deletes_the_job_but_keeps_its_storage(kube):
     backend = submitted(kube)
     claims = kube.claims("demo")
-    message = backend.stop("demo")
+    message = str(backend.stop("demo"))  # a Text: English here
     assert message.startswith("Stopped Job 'demo' in namespace 'research'")
     assert "storage (PVCs) and run record are kept" in message
     assert not kube.exists("jobs", "demo") and kube.exists("persistentvolumeclaims", claims[0])
-    assert backend.stop("demo") == "No Job 'demo' in namespace 'research': nothing to stop."
+    assert str(backend.stop("demo")) == "No Job 'demo' in namespace 'research': nothing to stop."
 
 
 def test_delete_removes_the_job_and_its_storage(kube):
     backend = submitted(kube)
     (claim,) = kube.claims("demo")
     assert (
-        backend.delete("demo")
+        str(backend.delete("demo"))
         == f"Deleted Job 'demo' and its storage ({claim}) in namespace 'research'."
     )
     assert not kube.exists("jobs", "demo") and not kube.exists("persistentvolumeclaims", claim)

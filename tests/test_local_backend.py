@@ -105,7 +105,7 @@ def stop_and_check(backend: LocalBackend, workspace: Path, name: str) -> None:
     backend.stop(name)
     assert survivors(workspace, name) == []
     temp_root = Path(JobDir.of(workspace, name).read("spec.json")["temp_root"])
-    assert backend.delete(name).startswith(f"Deleted Job '{name}': removed {workspace / name}")
+    assert str(backend.delete(name)).startswith(f"Deleted Job '{name}': removed {workspace / name}")
     assert not (workspace / name).exists() and not temp_root.exists()
 
 
@@ -230,7 +230,7 @@ def test_a_killed_worker_shows_failed_and_its_member_dead_within_10_s(rehearsal,
 def test_stop_leaves_no_process_of_the_job(rehearsal, workspace: Path) -> None:
     backend, job, _, _ = rehearsal
     assert survivors(workspace, job.name)
-    message = backend.stop(job.name)
+    message = str(backend.stop(job.name))  # a Text: English here
     assert message.startswith(f"Stopped Job '{job.name}'")
     assert survivors(workspace, job.name) == []
     for pid, start in leaders(workspace, job.name):
@@ -243,7 +243,7 @@ def test_stop_leaves_no_process_of_the_job(rehearsal, workspace: Path) -> None:
         (SUCCEEDED, "Stopped"),
         (FAILED, "Killed (SIGKILL)"),
     ]
-    assert backend.stop(job.name) == f"Job '{job.name}' is not running: nothing to stop."
+    assert str(backend.stop(job.name)) == f"Job '{job.name}' is not running: nothing to stop."
 
 
 # --- failures -------------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_missing_worker_fails_the_rehearsal_naming_it(workspace: Path) -> None:
             3,
             0,
         )
-        assert worker.message == "the prepare script failed: no robot at 10.0.0.9"
+        assert str(worker.message) == "the prepare script failed: no robot at 10.0.0.9"
         assert (
             diagnose(snap).title
             == "Worker workers/0 (RLINF_NODE_RANK 1) failed: Error (exit code 3)."
@@ -489,7 +489,7 @@ def test_snapshot_reads_a_stopped_run_from_the_job_directory(tmp_path: Path) -> 
         ("workers/0", FAILED, "Killed (SIGKILL)", 137, 0),
         ("workers/1", FAILED, "Error", 3, 2),
     ]
-    assert snap.workers[2].message == "the prepare script failed: no robot"
+    assert str(snap.workers[2].message) == "the prepare script failed: no robot"
     assert (snap.checkpoints, snap.progress.config_saved, snap.progress.max_steps) == ([], False, 3)
     assert snap.tasks == [
         {"name": "header", "replicas": 1, "pending": 0, "running": 0, "failed": 0},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +33,23 @@ def default_workspace() -> Path:
     return Path(os.environ.get("RLARK_WORKSPACE") or Path.home() / ".rlark-widgets" / "runs")
 
 
+class Listing(Text):
+    """Messages shown as one list (node reasons, wrong ranks), each in the reader's language."""
+
+    __slots__ = ()
+    #: Chinese punctuation for the English separators.
+    ZH_SEPARATORS = {"; ": "；", ", ": "，"}
+
+    def __init__(self, items: Iterable[Text | str], sep: str = "; ") -> None:
+        super().__init__(sep, items=tuple(items))  # the separator stands in for a template
+
+    def render(self, lang: str = "en") -> str:
+        sep = (
+            self.ZH_SEPARATORS.get(self.template, self.template) if lang == "zh" else self.template
+        )
+        return sep.join(render(item, lang) for item in self.params["items"])
+
+
 class BackendError(Exception):
     """A failure a user can act on; ``fix`` says how (no traceback is ever shown for these)."""
 
@@ -50,12 +68,24 @@ class BackendError(Exception):
 
 @dataclass
 class SubmitResult:
-    """What a submission did: created the Job, or found it already there (never a duplicate)."""
+    """What a submission did: created the Job, or found it already there (never a duplicate).
+
+    ``text`` and ``where_text`` are rendered in the reader's language when shown;
+    ``message`` and ``where`` give the English.
+    """
 
     name: str
     created: bool
-    message: str
-    where: str = ""  # how to look at it next (a namespace, a workspace directory)
+    text: Text
+    where_text: Text | str = ""  # how to look at it next (a namespace, a workspace directory)
+
+    @property
+    def message(self) -> str:
+        return render(self.text)
+
+    @property
+    def where(self) -> str:
+        return render(self.where_text)
 
 
 @dataclass
@@ -104,6 +134,8 @@ class Backend(Protocol):
 
     def logs(self, name: str, worker: str, tail: int = 200) -> str: ...
 
-    def stop(self, name: str) -> str: ...
+    def stop(self, name: str) -> Text:
+        """What stopping did, as a message (rendered when shown)."""
+        ...
 
-    def delete(self, name: str) -> str: ...
+    def delete(self, name: str) -> Text: ...

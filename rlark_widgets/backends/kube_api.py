@@ -30,6 +30,17 @@ DROPPED = ("Remote end closed connection", "Connection reset", "Connection abort
 GROUP, VERSION = API_VERSION.split("/")
 
 
+#: The verbs calls use, each a whole phrase (the verb's place differs between languages).
+_PHRASES: dict[str, Callable[[Text | str], Text]] = {
+    "list": lambda target: Text("list {target}", target=target),
+    "get": lambda target: Text("get {target}", target=target),
+    "create": lambda target: Text("create {target}", target=target),
+    "delete": lambda target: Text("delete {target}", target=target),
+    "discover": lambda target: Text("discover {target}", target=target),
+    "read the log of": lambda target: Text("read the log of {target}", target=target),
+}
+
+
 @dataclass(frozen=True)
 class Action:
     """What a call tries to do, in the words a message needs (verb, resource, namespace, name)."""
@@ -39,10 +50,29 @@ class Action:
     namespace: str | None = None
     name: str | None = None
 
+    @property
+    def text(self) -> Text:
+        """E.g. "create jobs.rlark.io 'demo' in namespace 'research'", in the reader's language."""
+        if self.namespace and self.name:
+            target: Text | str = Text(
+                "{resource} '{name}' in namespace '{namespace}'",
+                resource=self.resource,
+                name=self.name,
+                namespace=self.namespace,
+            )
+        elif self.namespace:
+            target = Text(
+                "{resource} in namespace '{namespace}'",
+                resource=self.resource,
+                namespace=self.namespace,
+            )
+        else:  # no words to translate
+            target = f"{self.resource} '{self.name}'" if self.name else self.resource
+        phrase = _PHRASES.get(self.verb)  # a verb without a phrase of its own reads "verb target"
+        return phrase(target) if phrase else Text("{verb} {target}", verb=self.verb, target=target)
+
     def __str__(self) -> str:
-        target = f"{self.resource} '{self.name}'" if self.name else self.resource
-        where = f" in namespace '{self.namespace}'" if self.namespace else ""
-        return f"{self.verb} {target}{where}"
+        return str(self.text)
 
 
 @dataclass(frozen=True)
@@ -71,13 +101,13 @@ class KubeApiError(BackendError):
 
     def __init__(
         self,
-        message: str,
-        fix: str,
+        text: Text,
+        fix_text: Text,
         status: int | None = None,
         causes: list[tuple[str, str]] | None = None,
         maybe_applied: bool = False,
     ) -> None:
-        super().__init__(message, fix)
+        super().__init__(text, fix_text)
         self.status, self.causes, self.maybe_applied = status, causes or [], maybe_applied
 
     @property
@@ -227,8 +257,12 @@ class KubeApi:
             return json.loads(data) if data else {}
         except ValueError:
             raise KubeApiError(
-                f"The API server at {self.host} answered '{action}' with something that is not JSON.",
-                "Check that the kubeconfig points at a Kubernetes API server, not a proxy or web page.",
+                Text(
+                    "The API server at {host} answered '{action}' with something that is not JSON.",
+                    host=self.host,
+                    action=action.text,
+                ),
+                _NOT_A_SERVER,
             ) from None
 
     # --- messages -------------------------------------------------------------------------------
@@ -242,52 +276,140 @@ class KubeApi:
             for c in (body.get("details") or {}).get("causes") or []
             if isinstance(c, dict)
         ]
-        status = exc.status or 0
+        status, doing = exc.status or 0, action.text
         if status == 401:
-            message = f"The API server at {self.host} did not accept your credentials (401) when trying to {action}."
-            fix = "Log in again or refresh the token in your kubeconfig, then retry."
-        elif status == 403:
-            scope = f"in namespace '{action.namespace}'" if action.namespace else "cluster-wide"
-            message = (
-                f"Kubernetes refused to {action}: you may not '{action.verb}' {action.resource}"
-                f" {scope} (403 Forbidden). {said}"
+            message = Text(
+                "The API server at {host} did not accept your credentials (401) when trying to"
+                " {action}.",
+                host=self.host,
+                action=doing,
             )
-            fix = f"Ask the cluster admin for '{action.verb}' on {action.resource} {scope}."
+            fix = _LOG_IN_AGAIN
+        elif status == 403:
+            message, fix = _forbidden(action)
+            message = with_server_words(message, said)
         elif status == 404:
-            message = f"Not found when trying to {action} (404): {said}"
-            fix = "Check the name and namespace; if the resource type itself is unknown, RLark may not be installed on this cluster."
+            message = Text(
+                "Not found when trying to {action} (404): {said}", action=doing, said=said
+            )
+            fix = _CHECK_NAME
         elif status == 409:
-            message = f"Conflict when trying to {action} (409): {said}"
-            fix = "Open the existing object, or choose another name."
+            message = Text(
+                "Conflict when trying to {action} (409): {said}", action=doing, said=said
+            )
+            fix = _OPEN_EXISTING
         elif status == 422:
             listed = "; ".join(f"{path}: {text}" for path, text in causes) or said
-            message = f"The API server rejected {action} as invalid (422): {listed}"
-            fix = "Correct the listed fields of the Job and submit again."
-        elif status == 429 or status >= 500:
-            message = (
-                f"The API server kept answering {status} ({exc.reason}) to {action} after "
-                f"{attempts} attempt(s). {said}"
+            message = Text(
+                "The API server rejected {action} as invalid (422): {causes}",
+                action=doing,
+                causes=listed,
             )
-            fix = "The cluster is busy or unwell: wait a minute and retry; if it lasts, tell the cluster admin."
+            fix = _CORRECT_FIELDS
+        elif status == 429 or status >= 500:
+            message = Text(
+                "The API server kept answering {status} ({reason}) to {action} after {attempts}"
+                " attempt(s).",
+                status=status,
+                reason=exc.reason,
+                action=doing,
+                attempts=attempts,
+            )
+            message, fix = with_server_words(message, said), _BUSY
         else:
-            message = f"The API server refused to {action} ({status} {exc.reason}): {said}"
-            fix = "Check the request; the server's words above say what it expected."
-        return KubeApiError(message.strip(), fix, status, causes, maybe_applied)
+            message = Text(
+                "The API server refused to {action} ({status} {reason}): {said}",
+                action=doing,
+                status=status,
+                reason=exc.reason,
+                said=said,
+            )
+            fix = _CHECK_REQUEST
+        return KubeApiError(message, fix, status, causes, maybe_applied)
 
     def _transport_error(
         self, action: Action, reason: object, attempts: int, maybe_applied: bool
     ) -> KubeApiError:
         refused = urllib3.exceptions.NewConnectionError  # a subclass of TimeoutError, sadly
         if isinstance(reason, urllib3.exceptions.TimeoutError) and not isinstance(reason, refused):
-            message = (
-                f"The API server at {self.host} did not answer within {self.timeout:g} s when trying "
-                f"to {action} ({attempts} attempt(s))."
+            message = Text(
+                "The API server at {host} did not answer within {timeout} s when trying to {action}"
+                " ({attempts} attempt(s)).",
+                host=self.host,
+                timeout=f"{self.timeout:g}",
+                action=action.text,
+                attempts=attempts,
             )
-            fix = "Check your network or VPN and the cluster's health; a slow cluster needs a longer timeout."
+            fix = _SLOW
         else:
-            message = f"Cannot reach the Kubernetes API server at {self.host} to {action}: {_short(reason)}"
-            fix = "Check the server address in your kubeconfig, your network or VPN, and that the cluster is up."
+            message = Text(
+                "Cannot reach the Kubernetes API server at {host} to {action}: {reason}",
+                host=self.host,
+                action=action.text,
+                reason=_short(reason),
+            )
+            fix = _UNREACHABLE
         return KubeApiError(message, fix, None, maybe_applied=maybe_applied)
+
+
+_NOT_A_SERVER = Text(
+    "Check that the kubeconfig points at a Kubernetes API server, not a proxy or web page."
+)
+_LOG_IN_AGAIN = Text("Log in again or refresh the token in your kubeconfig, then retry.")
+_CHECK_NAME = Text(
+    "Check the name and namespace; if the resource type itself is unknown, RLark may not be"
+    " installed on this cluster."
+)
+_OPEN_EXISTING = Text("Open the existing object, or choose another name.")
+_CORRECT_FIELDS = Text("Correct the listed fields of the Job and submit again.")
+_BUSY = Text(
+    "The cluster is busy or unwell: wait a minute and retry; if it lasts, tell the cluster admin."
+)
+_CHECK_REQUEST = Text("Check the request; the server's words above say what it expected.")
+_SLOW = Text(
+    "Check your network or VPN and the cluster's health; a slow cluster needs a longer timeout."
+)
+_UNREACHABLE = Text(
+    "Check the server address in your kubeconfig, your network or VPN, and that the cluster is up."
+)
+
+
+def _forbidden(action: Action) -> tuple[Text, Text]:
+    """A 403: what we may not do and whom to ask, in the namespace or cluster-wide."""
+    if action.namespace:
+        message = Text(
+            "Kubernetes refused to {action}: you may not '{verb}' {resource} in namespace"
+            " '{namespace}' (403 Forbidden).",
+            action=action.text,
+            verb=action.verb,
+            resource=action.resource,
+            namespace=action.namespace,
+        )
+        fix = Text(
+            "Ask the cluster admin for '{verb}' on {resource} in namespace '{namespace}'.",
+            verb=action.verb,
+            resource=action.resource,
+            namespace=action.namespace,
+        )
+        return message, fix
+    message = Text(
+        "Kubernetes refused to {action}: you may not '{verb}' {resource} cluster-wide"
+        " (403 Forbidden).",
+        action=action.text,
+        verb=action.verb,
+        resource=action.resource,
+    )
+    fix = Text(
+        "Ask the cluster admin for '{verb}' on {resource} cluster-wide.",
+        verb=action.verb,
+        resource=action.resource,
+    )
+    return message, fix
+
+
+def with_server_words(message: Text, said: str) -> Text:
+    """``message`` followed by the server's own words, when it said any (they are not ours)."""
+    return Text("{message} {said}", message=message, said=said) if said else message
 
 
 def _short(reason: object) -> Text | str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
+from ..i18n import Text
 from ..monitor.snapshot import Checkpoint
 from ..rlark.job import MAIN_CONTAINER, Job
 from .kube_api import KubeApi
@@ -71,7 +72,14 @@ def local_checkpoints(local: Path, directory: str) -> list[Checkpoint]:
 
 
 class ExecFailed(Exception):
-    """The listing could not run in the head pod (no exec right, no shell, a dropped socket)."""
+    """The listing could not run in the head pod (no exec right, no shell, a dropped socket).
+
+    ``why`` is the server's reason, or ours as a message.
+    """
+
+    def __init__(self, why: Text | str) -> None:
+        super().__init__(str(why))
+        self.why = why
 
 
 def exec_checkpoints(api: KubeApi, namespace: str, pod: str, directory: str) -> list[Checkpoint]:
@@ -101,7 +109,7 @@ def exec_checkpoints(api: KubeApi, namespace: str, pod: str, directory: str) -> 
         socket.close()
         socket.sock.shutdown()  # websocket-client's close() skips this once the server hung up
     if code:
-        raise ExecFailed(f"the listing exited with code {code}")
+        raise ExecFailed(Text("the listing exited with code {code}", code=code))
     return parse_listing(output, directory)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from kubernetes import client, config
 
+from ..i18n import Text
 from .base import BackendError
 
 IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
@@ -43,16 +44,27 @@ def connect(
                 next((c for c in contexts if c["name"] == context), None) if context else current
             )
             if chosen is None:
-                names = ", ".join(c["name"] for c in contexts) or "none"
-                raise BackendError(
-                    f"Context '{context}' is not in {path} (it has: {names}).",
-                    "Pick one of the listed contexts (kubectl config get-contexts).",
+                raise BackendError(  # the client refuses a file whose context list is empty
+                    Text(
+                        "Context '{context}' is not in {path} (it has: {names}).",
+                        context=context,
+                        path=path,
+                        names=", ".join(c["name"] for c in contexts),
+                    ),
+                    Text("Pick one of the listed contexts (kubectl config get-contexts)."),
                 )
             config.load_kube_config(path, context, client_configuration=configuration)
         except (config.ConfigException, yaml.YAMLError, OSError) as exc:
             raise BackendError(
-                f"The kubeconfig {path} cannot be used: {' '.join(str(exc).split())}",
-                "Fix the file or get a fresh one from the cluster admin (kubectl config view checks it).",
+                Text(
+                    "The kubeconfig {path} cannot be used: {reason}",
+                    path=path,
+                    reason=" ".join(str(exc).split()),
+                ),
+                Text(
+                    "Fix the file or get a fresh one from the cluster admin"
+                    " (kubectl config view checks it)."
+                ),
             ) from None
         namespace = (chosen.get("context") or {}).get("namespace")
     elif os.environ.get("KUBERNETES_SERVICE_HOST"):
@@ -60,8 +72,11 @@ def connect(
             config.load_incluster_config(client_configuration=configuration)
         except config.ConfigException as exc:
             raise BackendError(
-                f"Running inside a cluster, but its service account cannot be used: {exc}",
-                "Ask the admin to mount a service account token into this pod.",
+                Text(
+                    "Running inside a cluster, but its service account cannot be used: {reason}",
+                    reason=str(exc),
+                ),
+                Text("Ask the admin to mount a service account token into this pod."),
             ) from None
         namespace = (
             IN_CLUSTER_NAMESPACE.read_text().strip() if IN_CLUSTER_NAMESPACE.is_file() else None
@@ -69,9 +84,15 @@ def connect(
     else:
         shown = ", ".join(str(f) for f in files)
         raise BackendError(
-            f"No Kubernetes configuration found: no kubeconfig at {shown}, and this is not a pod in a cluster.",
-            "Get a kubeconfig for the RLark cluster from its admin and save it as ~/.kube/config "
-            "(or point KUBECONFIG or --kubeconfig at it).",
+            Text(
+                "No Kubernetes configuration found: no kubeconfig at {paths}, and this is not a pod"
+                " in a cluster.",
+                paths=shown,
+            ),
+            Text(
+                "Get a kubeconfig for the RLark cluster from its admin and save it as"
+                " ~/.kube/config (or point KUBECONFIG or --kubeconfig at it)."
+            ),
         )
     configuration.retries = False
     return client.ApiClient(configuration), namespace

@@ -13,6 +13,7 @@ from typing import Any
 
 from kubernetes.utils import parse_quantity
 
+from ..i18n import Text, render
 from ..rlark.inventory import (
     CATEGORY_LABEL,
     CLUSTER_LABEL,
@@ -74,7 +75,11 @@ class NodeSelection:
     selector: Mapping[str, str]
     matched: tuple[NodeInfo, ...]
     outside: tuple[NodeInfo, ...]  # matched, but in another cluster or node category
-    intent: str  # the cluster/category the selection was meant for, in words
+    intent_text: Text | str  # the cluster/category the selection was meant for, in words
+
+    @property
+    def intent(self) -> str:
+        return render(self.intent_text)
 
     @property
     def count(self) -> int:
@@ -84,6 +89,10 @@ class NodeSelection:
     @property
     def schedulable(self) -> tuple[NodeInfo, ...]:
         return tuple(n for n in self.matched if n.schedulable)
+
+
+#: An intent for a cluster or node category without a name: all nodes in the same one.
+ONE = ""
 
 
 def _spread(nodes: list[NodeInfo], label: str) -> set[str]:
@@ -102,21 +111,42 @@ def node_selection(
     target_cluster = cluster or selector.get(CLUSTER_LABEL)
     category = selector.get(CATEGORY_LABEL)
     outside: list[NodeInfo] = []
-    intents = []
+    meant_cluster = meant_category = None  # a name, ONE (whichever it is) or None (no intent)
     if target_cluster:
-        intents.append(f"cluster '{target_cluster}'")
+        meant_cluster = target_cluster
         outside += [n for n in matched if n.cluster != target_cluster]
     elif len(_spread(matched, CLUSTER_LABEL)) > 1:
-        intents.append("one cluster")
+        meant_cluster = ONE
         outside += matched
     if category:
-        intents.append(f"category '{category}'")
+        meant_category = category
     elif len(_spread(matched, CATEGORY_LABEL)) > 1:
-        intents.append("one node category")
+        meant_category = ONE
         outside += matched
     return NodeSelection(
         selector=dict(selector),
         matched=tuple(matched),
         outside=tuple({n.name: n for n in outside}.values()),
-        intent=" and ".join(intents),
+        intent_text=_intent(meant_cluster, meant_category),
     )
+
+
+def _intent(cluster: str | None, category: str | None) -> Text | str:
+    """The intended cluster and node category in words, each a name or ONE (empty: neither)."""
+    if cluster is None and category is None:
+        return ""
+    if category is None:
+        return Text("cluster '{cluster}'", cluster=cluster) if cluster else Text("one cluster")
+    if cluster is None:
+        if category:
+            return Text("category '{category}'", category=category)
+        return Text("one node category")
+    if cluster and category:
+        return Text(
+            "cluster '{cluster}' and category '{category}'", cluster=cluster, category=category
+        )
+    if cluster:
+        return Text("cluster '{cluster}' and one node category", cluster=cluster)
+    if category:
+        return Text("one cluster and category '{category}'", category=category)
+    return Text("one cluster and one node category")

@@ -13,9 +13,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from ..rlark.inventory import GPU_RESOURCE, Inventory, NodeInfo
 from ..rlark.job import API_VERSION, Job, Role
-from .kube_api import GROUP, JOBS, VERSION, Action, KubeApi, KubeApiError
+from .base import Listing
+from .kube_api import GROUP, JOBS, VERSION, Action, KubeApi, KubeApiError, with_server_words
 from .kube_inventory import node_selection
 
 SOURCE = "DESIGN.md §5 (kubernetes preflight)"
@@ -30,7 +32,7 @@ def _server_trouble(exc: KubeApiError) -> bool:
 
 
 def _finding(
-    rule_id: str, severity: Severity, path: str, message: str, fix: str, source: str = SOURCE
+    rule_id: str, severity: Severity, path: str, message: Text, fix: Text, source: str = SOURCE
 ) -> Finding:
     return Finding(rule_id, severity, path, message, fix, source)
 
@@ -51,8 +53,16 @@ def crd_findings(api: KubeApi) -> list[Finding]:
             "K8S-CRD",
             Severity.ERROR,
             "apiVersion",
-            f"This cluster does not serve RLark Jobs ({JOBS}, {API_VERSION}): RLark is not installed here.",
-            "Check the kubeconfig context; or ask the admin to install RLark (`rlark-migrate crd` prints our CRD).",
+            Text(
+                "This cluster does not serve RLark Jobs ({resource}, {api_version}): RLark is not"
+                " installed here.",
+                resource=JOBS,
+                api_version=API_VERSION,
+            ),
+            Text(
+                "Check the kubeconfig context; or ask the admin to install RLark"
+                " (`rlark-migrate crd` prints our CRD)."
+            ),
         )
     ]
 
@@ -71,7 +81,12 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             }
         },
     }
-    fix = f"Ask the cluster admin for 'create' on {JOBS} in namespace '{namespace}', or use a namespace you may write to."
+    fix = Text(
+        "Ask the cluster admin for 'create' on {resource} in namespace '{namespace}', or use a"
+        " namespace you may write to.",
+        resource=JOBS,
+        namespace=namespace,
+    )
     try:
         answer = api.call(
             Action("create", "selfsubjectaccessreviews.authorization.k8s.io"),
@@ -86,7 +101,11 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
                 "K8S-ACCESS",
                 Severity.WARNING,
                 "metadata.namespace",
-                f"Could not check whether you may create Jobs in '{namespace}': {exc.message}",
+                Text(
+                    "Could not check whether you may create Jobs in '{namespace}': {reason}",
+                    namespace=namespace,
+                    reason=exc.text,
+                ),
                 fix,
             )
         ]
@@ -99,7 +118,14 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             "K8S-ACCESS",
             Severity.ERROR,
             "metadata.namespace",
-            f"You may not create {JOBS} in namespace '{namespace}'. {why}".strip(),
+            with_server_words(
+                Text(
+                    "You may not create {resource} in namespace '{namespace}'.",
+                    resource=JOBS,
+                    namespace=namespace,
+                ),
+                why,
+            ),
             fix,
         )
     ]
@@ -126,18 +152,23 @@ def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]
                     "K8S-DRY-RUN",
                     Severity.WARNING,
                     "metadata.name",
-                    f"A Job named '{name}' already exists in namespace '{namespace}': submitting will not overwrite it.",
-                    "Open the existing Job, delete it first, or choose another name.",
+                    Text(
+                        "A Job named '{name}' already exists in namespace '{namespace}': submitting"
+                        " will not overwrite it.",
+                        name=name,
+                        namespace=namespace,
+                    ),
+                    Text("Open the existing Job, delete it first, or choose another name."),
                 )
             ]
-        causes = exc.causes or [("(document)", exc.message)]
+        causes: list[tuple[str, Text | str]] = [*exc.causes] or [("(document)", exc.text)]
         return [
             _finding(
                 "K8S-DRY-RUN",
                 Severity.ERROR,
                 path,
-                f"The API server's dry run rejects the Job: {text}",
-                exc.fix,
+                Text("The API server's dry run rejects the Job: {reason}", reason=text),
+                exc.fix_text,
             )
             for path, text in causes
         ]
@@ -153,12 +184,12 @@ def _allocatable(node: NodeInfo, resource: str) -> int:
     return node.gpus if resource == GPU_RESOURCE else node.devices.get(resource, 0)
 
 
-def _why_unusable(node: NodeInfo) -> str:
+def _why_unusable(node: NodeInfo) -> Text:
     if not node.ready:
-        return f"{node.name} is NotReady"
+        return Text("{node} is NotReady", node=node.name)
     if node.unschedulable:
-        return f"{node.name} is cordoned"
-    return f"{node.name} is tainted {', '.join(node.taints)}"
+        return Text("{node} is cordoned", node=node.name)
+    return Text("{node} is tainted {taints}", node=node.name, taints=", ".join(node.taints))
 
 
 def capacity_findings(job: Job, inventory: Inventory) -> Iterator[Finding]:
@@ -180,18 +211,34 @@ def capacity_findings(job: Job, inventory: Inventory) -> Iterator[Finding]:
             largest = max((_allocatable(n, resource) for n in usable), default=0)
             if demand <= have and per_worker <= largest:
                 continue
-            shared = " (they select the same nodes)" if len(members) > 1 else ""
-            detail = f" ({'; '.join(unusable)})" if unusable else ""
+            shared = Text(" (they select the same nodes)") if len(members) > 1 else ""
+            detail = Text(" ({reasons})", reasons=Listing(unusable)) if unusable else ""
             single = (
-                f" No usable node has {per_worker} for one Worker." if per_worker > largest else ""
+                Text(" No usable node has {count} for one Worker.", count=per_worker)
+                if per_worker > largest
+                else ""
             )
             yield _finding(
                 "K8S-CAPACITY",
                 Severity.ERROR,
                 f"spec.tasks[{members[0][0]}].{LIMITS}",
-                f"Role(s) {roles}{shared} request {demand} {resource} in total, but their "
-                f"{len(usable)} usable node(s) of {len(names)} matched have {have}{detail}.{single}",
-                "Lower the per-Worker request, select nodes with enough capacity, or ask the admin to free or repair nodes.",
+                Text(
+                    "Role(s) {roles}{shared} request {demand} {resource} in total, but their"
+                    " {usable} usable node(s) of {matched} matched have {have}{detail}.{single}",
+                    roles=roles,
+                    shared=shared,
+                    demand=demand,
+                    resource=resource,
+                    usable=len(usable),
+                    matched=len(names),
+                    have=have,
+                    detail=detail,
+                    single=single,
+                ),
+                Text(
+                    "Lower the per-Worker request, select nodes with enough capacity, or ask the"
+                    " admin to free or repair nodes."
+                ),
                 f"{SOURCE}; {SEED_JOB}",
             )
 
@@ -200,13 +247,25 @@ def storage_findings(manifest: Mapping[str, Any], inventory: Inventory) -> Itera
     for index, entry in enumerate(manifest["spec"].get("storage") or []):
         name = entry.get("storageClassName", "")
         if name not in inventory.storage_classes:
+            names = ", ".join(inventory.storage_classes)
             yield _finding(
                 "K8S-STORAGECLASS",
                 Severity.ERROR,
                 f"spec.storage[{index}].storageClassName",
-                f"StorageClass '{name}' does not exist on this cluster (it has: "
-                f"{', '.join(inventory.storage_classes) or 'none'}).",
-                "Choose one of the cluster's StorageClasses (ask the admin to create one for a new bucket).",
+                Text(
+                    "StorageClass '{name}' does not exist on this cluster (it has: {names}).",
+                    name=name,
+                    names=names,
+                )
+                if names
+                else Text(
+                    "StorageClass '{name}' does not exist on this cluster (it has: none).",
+                    name=name,
+                ),
+                Text(
+                    "Choose one of the cluster's StorageClasses (ask the admin to create one for a"
+                    " new bucket)."
+                ),
             )
 
 
@@ -223,24 +282,47 @@ def selector_findings(job: Job, inventory: Inventory, cluster: str | None) -> It
                 "K8S-SELECTOR-OUTSIDE",
                 Severity.WARNING,
                 path,
-                f"Role '{role.name}' is meant for {selection.intent} but its node selection also "
-                f"matches: {names}.",
-                "Add rlark.io/cluster=<target> and rlark.io/node-category=<category> (or a label only the intended nodes have).",
+                Text(
+                    "Role '{role}' is meant for {intent} but its node selection also matches:"
+                    " {nodes}.",
+                    role=role.name,
+                    intent=selection.intent_text,
+                    nodes=names,
+                ),
+                Text(
+                    "Add rlark.io/cluster=<target> and rlark.io/node-category=<category> (or a"
+                    " label only the intended nodes have)."
+                ),
                 f"{SOURCE}; {SEED_JOB} (选择集群并不能限定任务运行位置)",
             )
         usable = len(selection.schedulable)
         if selection.count != role.replicas or usable < role.replicas:
             down = [_why_unusable(n) for n in selection.matched if not n.schedulable]
             detail = (
-                f"; {len(down)} of them cannot take Workers now ({'; '.join(down)})" if down else ""
+                Text(
+                    "; {count} of them cannot take Workers now ({reasons})",
+                    count=len(down),
+                    reasons=Listing(down),
+                )
+                if down
+                else ""
             )
             yield _finding(
                 "K8S-SELECTOR-COUNT",
                 Severity.WARNING,
                 path,
-                f"Role '{role.name}' matches {selection.count} node(s) on the cluster but plans "
-                f"{role.replicas} Worker(s){detail}.",
-                "Narrow or widen the labels until the matched, usable nodes equal the role's Workers.",
+                Text(
+                    "Role '{role}' matches {count} node(s) on the cluster but plans {workers}"
+                    " Worker(s){detail}.",
+                    role=role.name,
+                    count=selection.count,
+                    workers=role.replicas,
+                    detail=detail,
+                ),
+                Text(
+                    "Narrow or widen the labels until the matched, usable nodes equal the role's"
+                    " Workers."
+                ),
                 f"{SOURCE}; {SEED_JOB} (核对已选节点数)",
             )
 
@@ -253,8 +335,15 @@ def namespace_findings(job: Job, namespace: str) -> list[Finding]:
             "K8S-NAMESPACE",
             Severity.INFO,
             "metadata.namespace",
-            f"The Job names namespace '{job.namespace}', but this connection works in '{namespace}': "
-            f"it will be created in '{namespace}'.",
-            "Choose the namespace with --namespace (or the kubeconfig context) if you meant another one.",
+            Text(
+                "The Job names namespace '{job_namespace}', but this connection works in"
+                " '{namespace}': it will be created in '{namespace}'.",
+                job_namespace=job.namespace,
+                namespace=namespace,
+            ),
+            Text(
+                "Choose the namespace with --namespace (or the kubeconfig context) if you meant"
+                " another one."
+            ),
         )
     ]

@@ -257,7 +257,7 @@ class SnapshotReader:
             try:
                 snap.checkpoints = exec_checkpoints(self.api, self.namespace, head.name, directory)
             except ExecFailed as exc:
-                why = Text("exec in {pod} failed: {error}", pod=head.name, error=str(exc))
+                why = Text("exec in {pod} failed: {error}", pod=head.name, error=exc.why)
                 snap.lack(CHECKPOINTS, why)
                 return
         else:

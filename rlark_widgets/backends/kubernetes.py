@@ -28,6 +28,7 @@ from typing import Any
 from kubernetes import client
 
 from ..findings import Finding, has_errors
+from ..i18n import Text
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
@@ -147,8 +148,13 @@ class KubernetesBackend:
         return findings
 
     # --- submit once --------------------------------------------------------------------------
-    def _where(self, name: str) -> str:
-        return f"namespace '{self.namespace}' on {self.api.host} (kubectl -n {self.namespace} get {JOBS} {name})"
+    def _where(self, name: str) -> Text:
+        return Text(
+            "namespace '{namespace}' on {host} ({command})",
+            namespace=self.namespace,
+            host=self.api.host,
+            command=f"kubectl -n {self.namespace} get {JOBS} {name}",
+        )
 
     def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
         """Create the Job once; ``expansion`` and ``config`` are for the local rehearsal only."""
@@ -169,7 +175,11 @@ class KubernetesBackend:
         return SubmitResult(
             job.name,
             True,
-            f"Created Job '{job.name}' in namespace '{self.namespace}'.",
+            Text(
+                "Created Job '{name}' in namespace '{namespace}'.",
+                name=job.name,
+                namespace=self.namespace,
+            ),
             self._where(job.name),
         )
 
@@ -178,28 +188,42 @@ class KubernetesBackend:
         current = read_job(self.api, self.namespace, name)
         if current is None:
             raise BackendError(
-                f"Job '{name}' existed a moment ago in namespace '{self.namespace}' and is gone now.",
-                "Submit again.",
+                Text(
+                    "Job '{name}' existed a moment ago in namespace '{namespace}' and is gone now.",
+                    name=name,
+                    namespace=self.namespace,
+                ),
+                Text("Submit again."),
             )
         where, status = self._where(name), f"rlark-migrate status {name} --backend kubernetes"
         differences = list(_differences(_spec(manifest), _spec(current)))
         if not differences and ours:
-            message = (
-                f"Created Job '{name}' in namespace '{self.namespace}' (the first answer was lost; "
-                "the server has it exactly as submitted)."
+            message = Text(
+                "Created Job '{name}' in namespace '{namespace}' (the first answer was lost; the"
+                " server has it exactly as submitted).",
+                name=name,
+                namespace=self.namespace,
             )
             return SubmitResult(name, True, message, where)
         if not differences:
-            message = (
-                f"Job '{name}' already exists in namespace '{self.namespace}' and is identical: "
-                f"not submitted again, no duplicate made. Open it with `{status}`."
+            message = Text(
+                "Job '{name}' already exists in namespace '{namespace}' and is identical: not"
+                " submitted again, no duplicate made. Open it with `{status}`.",
+                name=name,
+                namespace=self.namespace,
+                status=status,
             )
             return SubmitResult(name, False, message, where)
         shown = ", ".join(differences[:3]) + (" ..." if len(differences) > 3 else "")
-        message = (
-            f"A different Job named '{name}' already exists in namespace '{self.namespace}' "
-            f"(it differs at {shown}). It was NOT overwritten. Open it with `{status}`, delete it "
-            f"first (`rlark-migrate delete {name} --backend kubernetes`), or choose another name."
+        message = Text(
+            "A different Job named '{name}' already exists in namespace '{namespace}' (it differs"
+            " at {paths}). It was NOT overwritten. Open it with `{status}`, delete it first"
+            " (`{delete}`), or choose another name.",
+            name=name,
+            namespace=self.namespace,
+            paths=shown,
+            status=status,
+            delete=f"rlark-migrate delete {name} --backend kubernetes",
         )
         return SubmitResult(name, False, message, where)
 
@@ -213,9 +237,16 @@ class KubernetesBackend:
             return Job.from_manifest(current)
         except (KeyError, TypeError, ValueError, StopIteration):
             raise BackendError(
-                f"The object jobs.rlark.io '{name}' in namespace '{self.namespace}' does not have the "
-                "RLark Job shape this tool knows.",
-                f"Look at it with `kubectl -n {self.namespace} get {JOBS} {name} -o yaml`.",
+                Text(
+                    "The object jobs.rlark.io '{name}' in namespace '{namespace}' does not have the"
+                    " RLark Job shape this tool knows.",
+                    name=name,
+                    namespace=self.namespace,
+                ),
+                Text(
+                    "Look at it with `{command}`.",
+                    command=f"kubectl -n {self.namespace} get {JOBS} {name} -o yaml",
+                ),
             ) from None
 
     def snapshot(self, name: str) -> JobSnapshot:
@@ -226,10 +257,17 @@ class KubernetesBackend:
         workers = self.reader.workers(name)
         found = next((w for w in workers if worker in (w.key, w.name)), None)
         if found is None:
-            known = ", ".join(w.key for w in workers) or "none yet"
+            known = ", ".join(w.key for w in workers)
             raise BackendError(
-                f"Job '{name}' has no Worker '{worker}' in namespace '{self.namespace}'.",
-                f"Use one of its Workers: {known}.",
+                Text(
+                    "Job '{name}' has no Worker '{worker}' in namespace '{namespace}'.",
+                    name=name,
+                    worker=worker,
+                    namespace=self.namespace,
+                ),
+                Text("Use one of its Workers: {workers}.", workers=known)
+                if known
+                else Text("Use one of its Workers: none yet."),
             )
         try:
             return read_log(self.api, self.namespace, found.name, tail)
@@ -237,28 +275,42 @@ class KubernetesBackend:
             if exc.status != 400:
                 raise
             raise BackendError(
-                f"Worker {found.key} ({found.name}) has no log yet: {exc.message}",
-                "Wait until its container starts; `status` shows why it is waiting.",
+                Text(
+                    "Worker {worker} ({pod}) has no log yet: {reason}",
+                    worker=found.key,
+                    pod=found.name,
+                    reason=exc.text,
+                ),
+                Text("Wait until its container starts; `status` shows why it is waiting."),
             ) from None
 
     # --- ending -------------------------------------------------------------------------------
-    def stop(self, name: str) -> str:
+    def stop(self, name: str) -> Text:
         """Delete the Job object (RLark removes its Workers); storage and run record stay."""
         if not self._delete_job(name):
-            return f"No Job '{name}' in namespace '{self.namespace}': nothing to stop."
-        return (
-            f"Stopped Job '{name}' in namespace '{self.namespace}': RLark removes its Workers. Its "
-            "storage (PVCs) and run record are kept. Submitting again starts from scratch; to "
-            "resume, set runner.resume_dir to a persisted global_step_N."
+            return Text(
+                "No Job '{name}' in namespace '{namespace}': nothing to stop.",
+                name=name,
+                namespace=self.namespace,
+            )
+        return Text(
+            "Stopped Job '{name}' in namespace '{namespace}': RLark removes its Workers. Its storage"
+            " (PVCs) and run record are kept. Submitting again starts from scratch; to resume, set"
+            " runner.resume_dir to a persisted global_step_N.",
+            name=name,
+            namespace=self.namespace,
         )
 
-    def delete(self, name: str) -> str:
+    def delete(self, name: str) -> Text:
         """Stop, then delete the PVCs RLark created from the Job's spec.storage."""
         current = read_job(self.api, self.namespace, name)
         if current is None:
-            return (
-                f"No Job '{name}' in namespace '{self.namespace}'. If it was stopped earlier, its PVCs "
-                f"remain: list them with `kubectl -n {self.namespace} get pvc`."
+            return Text(
+                "No Job '{name}' in namespace '{namespace}'. If it was stopped earlier, its PVCs"
+                " remain: list them with `{command}`.",
+                name=name,
+                namespace=self.namespace,
+                command=f"kubectl -n {self.namespace} get pvc",
             )
         storage = (current.get("spec") or {}).get("storage") or []
         claims = [entry["claimName"] for entry in storage if entry.get("claimName")]
@@ -274,8 +326,16 @@ class KubernetesBackend:
             except KubeApiError as exc:
                 if exc.status != 404:
                     raise
-        removed = f" and its storage ({', '.join(claims)})" if claims else ""
-        return f"Deleted Job '{name}'{removed} in namespace '{self.namespace}'."
+        if claims:
+            return Text(
+                "Deleted Job '{name}' and its storage ({claims}) in namespace '{namespace}'.",
+                name=name,
+                claims=", ".join(claims),
+                namespace=self.namespace,
+            )
+        return Text(
+            "Deleted Job '{name}' in namespace '{namespace}'.", name=name, namespace=self.namespace
+        )
 
     def _delete_job(self, name: str) -> bool:
         try:

@@ -31,6 +31,7 @@ from typing import Any
 import psutil
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
 from ..rlark.job import Job
@@ -72,7 +73,9 @@ class LocalBackend:
     ) -> None:
         check_node_ip(node_ip)
         if run_mode not in ("rehearsal", "job"):
-            raise BackendError(f"Unknown run mode '{run_mode}'.", "Use 'rehearsal' or 'job'.")
+            raise BackendError(
+                Text("Unknown run mode '{mode}'.", mode=run_mode), Text("Use 'rehearsal' or 'job'.")
+            )
         self.workspace = Path(workspace).expanduser().resolve()
         self.options = LocalOptions(
             node_ip, run_mode, join_timeout, member_timeout, grace, linger, step_seconds
@@ -102,15 +105,18 @@ class LocalBackend:
         """
         errors = [f for f in self.preflight(job) if f.severity is Severity.ERROR]
         if errors:
-            raise BackendError(errors[0].message, errors[0].fix)
+            raise BackendError(errors[0].text, errors[0].fix_text)
         where = JobDir.of(self.workspace, job.name)
         with where.lock():
             if _live(where):
                 return SubmitResult(
                     job.name,
                     False,
-                    f"Job '{job.name}' is already running locally; nothing new was started "
-                    "(stop it first to start a new run).",
+                    Text(
+                        "Job '{name}' is already running locally; nothing new was started (stop it"
+                        " first to start a new run).",
+                        name=job.name,
+                    ),
                     str(where.root),
                 )
             restart = where.file("job.yaml").is_file()
@@ -155,32 +161,48 @@ class LocalBackend:
         match = next((w for w in spec.workers if worker in (w.key, f"{w.role}-{w.index}")), None)
         if match is None:
             names = ", ".join([*(w.key for w in spec.workers), "run", "supervisor"])
-            raise BackendError(f"Job '{name}' has no Worker '{worker}'.", f"Use one of: {names}.")
+            raise BackendError(
+                Text("Job '{name}' has no Worker '{worker}'.", name=name, worker=worker),
+                Text("Use one of: {names}.", names=names),
+            )
         return "\n".join(tail_lines(Path(match.log), tail))
 
-    def stop(self, name: str) -> str:
+    def stop(self, name: str) -> Text:
         """SIGTERM every process of the Job, SIGKILL after the grace period; never ``ray stop``."""
         where, spec = self._existing(name)
         ended = self._end(where, spec)
         if ended is None:
-            return f"Job '{name}' is not running: nothing to stop."
-        return (
-            f"Stopped Job '{name}': {ended}. Outputs under {where.root} are kept. Submitting "
-            "again starts a new run, which resumes only if runner.resume_dir names a readable "
-            "global_step_N checkpoint."
+            return Text("Job '{name}' is not running: nothing to stop.", name=name)
+        return Text(
+            "Stopped Job '{name}': {ended}. Outputs under {root} are kept. Submitting again starts"
+            " a new run, which resumes only if runner.resume_dir names a readable global_step_N"
+            " checkpoint.",
+            name=name,
+            ended=ended,
+            root=str(where.root),
         )
 
-    def delete(self, name: str) -> str:
+    def delete(self, name: str) -> Text:
         """Stop the Job, then remove its directory and Ray temp dirs (hostPath sources stay)."""
         where, spec = self._existing(name)
         ended = self._end(where, spec)
         shutil.rmtree(spec.temp_root, ignore_errors=True)
         shutil.rmtree(where.root, ignore_errors=True)
-        stopped = f"{ended}; " if ended else ""
-        return f"Deleted Job '{name}': {stopped}removed {where.root} with its logs and outputs."
+        if ended is None:
+            return Text(
+                "Deleted Job '{name}': removed {root} with its logs and outputs.",
+                name=name,
+                root=str(where.root),
+            )
+        return Text(
+            "Deleted Job '{name}': {ended}; removed {root} with its logs and outputs.",
+            name=name,
+            ended=ended,
+            root=str(where.root),
+        )
 
     # --- helpers -------------------------------------------------------------------------------
-    def _end(self, where: JobDir, spec: Spec) -> str | None:
+    def _end(self, where: JobDir, spec: Spec) -> Text | None:
         """End the run's processes (the supervisor first: it ends the rest in order and
         records their exits); None when nothing was running."""
         with where.lock():
@@ -199,18 +221,34 @@ class LocalBackend:
         if left:
             pids = ", ".join(str(p.pid) for p in left)
             raise BackendError(
-                f"Processes of Job '{spec.job}' survived SIGKILL (PIDs {pids}).",
-                "They are stuck in the kernel (uninterruptible I/O); they end when it returns.",
+                Text(
+                    "Processes of Job '{job}' survived SIGKILL (PIDs {pids}).",
+                    job=spec.job,
+                    pids=pids,
+                ),
+                Text(
+                    "They are stuck in the kernel (uninterruptible I/O); they end when it returns."
+                ),
             )
-        return f"{len(running)} processes ended" + (f" ({killed} needed SIGKILL)" if killed else "")
+        if killed:
+            return Text(
+                "{count} processes ended ({killed} needed SIGKILL)",
+                count=len(running),
+                killed=killed,
+            )
+        return Text("{count} processes ended", count=len(running))
 
     def _existing(self, name: str) -> tuple[JobDir, Spec]:
         where = JobDir.of(self.workspace, name)
         data = where.read("spec.json")
         if data is None:
             raise BackendError(
-                f"No local Job named '{name}' in {self.workspace}.",
-                "Check the name, or the workspace the Job was submitted with.",
+                Text(
+                    "No local Job named '{name}' in {workspace}.",
+                    name=name,
+                    workspace=str(self.workspace),
+                ),
+                Text("Check the name, or the workspace the Job was submitted with."),
             )
         return where, Spec.from_json(data)
 
@@ -246,27 +284,35 @@ def _launch_supervisor(where: JobDir, spec: Spec) -> None:
         )
     if code != 0 or where.read("supervisor.json") is None:
         raise BackendError(
-            f"The local supervisor of Job '{spec.job}' did not start (exit code {code}).",
-            f"Read {where.supervisor_log}.",
+            Text(
+                "The local supervisor of Job '{job}' did not start (exit code {code}).",
+                job=spec.job,
+                code=code,
+            ),
+            Text("Read {log}.", log=str(where.supervisor_log)),
         )
 
 
-def _started_message(job: Job, spec: Spec, plan: dict[str, Any], restart: bool) -> str:
+def _started_message(job: Job, spec: Spec, plan: dict[str, Any], restart: bool) -> Text:
     mode = (
-        f"The run script is the rehearsal ({REHEARSAL_COMMAND}), not training"
+        Text("The run script is the rehearsal ({command}), not training", command=REHEARSAL_COMMAND)
         if spec.run.mode == "rehearsal"
-        else "The run script is the Job's runScript, run on this machine"
+        else Text("The run script is the Job's runScript, run on this machine")
     )
     resume = plan["paths"]["resume_dir"]
+    again: Text | str = ""
     if resume:
-        again = (
-            f" It resumes from runner.resume_dir {resume['container']} if its actor/ is readable."
+        again = Text(
+            " It resumes from runner.resume_dir {path} if its actor/ is readable.",
+            path=resume["container"],
         )
     elif restart:
-        again = " This is a new run: it does not resume (runner.resume_dir is not set)."
-    else:
-        again = ""
-    return (
-        f"Started Job '{job.name}' locally: {len(spec.workers)} Workers start one after another "
-        f"(the Ray head first; roughly 15-45 s each on a small machine). {mode}.{again}"
+        again = Text(" This is a new run: it does not resume (runner.resume_dir is not set).")
+    return Text(
+        "Started Job '{name}' locally: {workers} Workers start one after another (the Ray head"
+        " first; roughly 15-45 s each on a small machine). {mode}.{again}",
+        name=job.name,
+        workers=len(spec.workers),
+        mode=mode,
+        again=again,
     )

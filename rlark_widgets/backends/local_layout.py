@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..i18n import Text
 from ..rlark.rules import JOB_NAME
 from .base import BackendError
 
@@ -57,8 +58,8 @@ class JobDir:
     def of(cls, workspace: Path, name: str) -> JobDir:
         if not JOB_NAME.fullmatch(name or ""):
             raise BackendError(
-                f"'{name}' is not a valid Job name.",
-                "Use 1-63 lower-case letters, digits or '-', with no '-' at either end.",
+                Text("'{name}' is not a valid Job name.", name=name),
+                Text("Use 1-63 lower-case letters, digits or '-', with no '-' at either end."),
             )
         return cls(Path(workspace).expanduser().resolve() / name)
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import psutil
 
 from ..findings import Finding, Severity
+from ..i18n import Text
 from ..rehearsal import PLACEMENT_BATCH
 from ..rlark.job import Job
 from .base import BackendError
@@ -38,7 +39,7 @@ ACTOR_MIB = 80
 MARGIN_MIB = 1024  # left for the notebook, the browser and the system
 SOURCE = "DESIGN.md §5 (local backend)"
 MEMORY_SOURCE = "benchmarks/bench_local_start.py (memory per Worker measured on this machine kind)"
-NOT_MODELLED = (
+NOT_MODELLED = Text(
     "The local backend does not model images (every Worker runs this machine's Python and "
     "Ray), node selectors (every Worker runs here), CPU or memory limits, or real GPUs "
     "(GPUs are logical Ray resources)."
@@ -54,8 +55,11 @@ def preflight_findings(job: Job, node_ip: str, rehearsal: bool) -> list[Finding]
             _finding(
                 "LOC-HEADER",
                 "spec.tasks",
-                "The Job needs exactly one Header role with exactly one Worker: it starts the Ray head.",
-                "Mark one role as the Header (head: true) with 1 replica.",
+                Text(
+                    "The Job needs exactly one Header role with exactly one Worker: it starts the"
+                    " Ray head."
+                ),
+                Text("Mark one role as the Header (head: true) with 1 replica."),
             )
         )
     memory = memory_finding(job)
@@ -66,8 +70,11 @@ def preflight_findings(job: Job, node_ip: str, rehearsal: bool) -> list[Finding]
             _finding(
                 "LOC-NODE-IP",
                 "node_ip",
-                f"Cannot listen on {node_ip} on this machine.",
-                "Use a loopback address such as 127.0.0.2 (Linux routes all of 127.0.0.0/8 to lo).",
+                Text("Cannot listen on {ip} on this machine.", ip=node_ip),
+                Text(
+                    "Use a loopback address such as 127.0.0.2 (Linux routes all of 127.0.0.0/8"
+                    " to lo)."
+                ),
             )
         )
     if rehearsal:
@@ -75,9 +82,12 @@ def preflight_findings(job: Job, node_ip: str, rehearsal: bool) -> list[Finding]
             _finding(
                 "LOC-REHEARSAL",
                 "spec.runScript",
-                f"Locally the run script is the rehearsal ({REHEARSAL_COMMAND}): it "
-                "checks members, ranks and placement and writes checkpoints, but trains nothing.",
-                "Use run_mode='job' to run the Job's runScript on this machine instead.",
+                Text(
+                    "Locally the run script is the rehearsal ({command}): it checks members,"
+                    " ranks and placement and writes checkpoints, but trains nothing.",
+                    command=REHEARSAL_COMMAND,
+                ),
+                Text("Use run_mode='job' to run the Job's runScript on this machine instead."),
                 Severity.INFO,
             )
         )
@@ -89,9 +99,13 @@ def preflight_findings(job: Job, node_ip: str, rehearsal: bool) -> list[Finding]
                     _finding(
                         "LOC-HOSTPATH",
                         f"spec.tasks[{t}].template.spec.volumes[{m}]",
-                        f"hostPath {mount.source} does not exist here: {mount.mount_path} maps "
-                        "to a directory of the Job's workspace instead.",
-                        "Create the directory to use it, or ignore this for a rehearsal.",
+                        Text(
+                            "hostPath {source} does not exist here: {mount_path} maps to a"
+                            " directory of the Job's workspace instead.",
+                            source=mount.source,
+                            mount_path=mount.mount_path,
+                        ),
+                        Text("Create the directory to use it, or ignore this for a rehearsal."),
                         Severity.INFO,
                     )
                 )
@@ -104,12 +118,16 @@ def check_node_ip(node_ip: str) -> None:
         address = ipaddress.ip_address(node_ip)
     except ValueError:
         raise BackendError(
-            f"'{node_ip}' is not an IP address.", "Use a loopback address such as 127.0.0.2."
+            Text("'{ip}' is not an IP address.", ip=node_ip),
+            Text("Use a loopback address such as 127.0.0.2."),
         ) from None
     if str(address) == "127.0.0.1":
         raise BackendError(
-            "Ray rewrites 127.0.0.1 to the machine's outward address, so nodes would not find each other.",
-            "Use another loopback address, such as 127.0.0.2.",
+            Text(
+                "Ray rewrites 127.0.0.1 to the machine's outward address, so nodes would not find"
+                " each other."
+            ),
+            Text("Use another loopback address, such as 127.0.0.2."),
         )
 
 
@@ -131,12 +149,24 @@ def memory_finding(job: Job, available_mib: float | None = None) -> Finding | No
         "LOC-MEMORY",
         Severity.ERROR,
         "spec.tasks",
-        f"{workers} Workers need about {needed / 1024:.1f} GiB here "
-        f"({HEAD_MIB} MiB for the Header, {WORKER_MIB} MiB per other Worker, "
-        f"{ACTOR_MIB} MiB per rehearsal actor, {MARGIN_MIB} MiB margin), "
-        f"but only {available / 1024:.1f} GiB is available: this machine fits {fitting}.",
-        f"Rehearse a smaller layout (cluster.num_nodes <= {fitting}, the same roles with fewer "
-        "replicas), free memory, or submit to the cluster with the kubernetes backend.",
+        Text(
+            "{workers} Workers need about {needed} GiB here ({head} MiB for the Header, {worker}"
+            " MiB per other Worker, {actor} MiB per rehearsal actor, {margin} MiB margin), but"
+            " only {available} GiB is available: this machine fits {fitting}.",
+            workers=workers,
+            needed=f"{needed / 1024:.1f}",
+            head=HEAD_MIB,
+            worker=WORKER_MIB,
+            actor=ACTOR_MIB,
+            margin=MARGIN_MIB,
+            available=f"{available / 1024:.1f}",
+            fitting=fitting,
+        ),
+        Text(
+            "Rehearse a smaller layout (cluster.num_nodes <= {fitting}, the same roles with fewer"
+            " replicas), free memory, or submit to the cluster with the kubernetes backend.",
+            fitting=fitting,
+        ),
         MEMORY_SOURCE,
     )
 
@@ -150,7 +180,7 @@ def max_workers(available_mib: float) -> int:
 
 
 def _finding(
-    rule: str, path: str, message: str, fix: str, severity: Severity = Severity.ERROR
+    rule: str, path: str, message: Text, fix: Text | str, severity: Severity = Severity.ERROR
 ) -> Finding:
     return Finding(rule, severity, path, message, fix, SOURCE)
 

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+from ..i18n import Text
 from ..rlark.job import Job
 from .base import BackendError, expectations
 from .kube_workers import INDEX_LABEL, JOB_LABEL, RANK_LABEL
@@ -108,8 +109,11 @@ class Spec:
             )
         except (KeyError, TypeError):
             raise BackendError(
-                f"The local Job '{data.get('job')}' was written by another version of rlark-widgets.",
-                "Delete its directory in the workspace (after ending its processes, if any).",
+                Text(
+                    "The local Job '{name}' was written by another version of rlark-widgets.",
+                    name=data.get("job"),
+                ),
+                Text("Delete its directory in the workspace (after ending its processes, if any)."),
             ) from None
 
     @property

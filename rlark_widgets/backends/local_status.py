@@ -84,7 +84,7 @@ def _worker(
     )
     if record is None:
         snap.phase, snap.reason = (SUCCEEDED, "Stopped") if stopped else (PENDING, "Waiting")
-        snap.message = "never started" if stopped else "Workers start one after another"
+        snap.message = Text("never started") if stopped else Text("Workers start one after another")
         return snap
     snap.events = _events(record)
     snap.restarts = record.get("restarts", 0)
@@ -97,7 +97,9 @@ def _worker(
     if returncode is None:  # nobody recorded the exit: a stop explains it, else it is lost
         by = by or ("stop" if stopped else None)
         snap.phase, snap.reason = (SUCCEEDED, STOPPED_BY[by]) if by else (FAILED, "Gone")
-        snap.message = None if by else "it ended while no supervisor watched it: exit code unknown"
+        snap.message = (
+            None if by else Text("it ended while no supervisor watched it: exit code unknown")
+        )
         return snap
     reason, snap.exit_code = exit_reason(returncode)
     if by:
@@ -116,7 +118,7 @@ def _failure_message(log: Path, killed: bool) -> Text | str:
         return last
     if killed:
         return Text("it was killed during its prepare script (last line: {line})", line=last)
-    return f"the prepare script failed: {last}"
+    return Text("the prepare script failed: {line}", line=last)
 
 
 def _events(record: dict[str, Any]) -> list[EventRecord]:
@@ -124,13 +126,14 @@ def _events(record: dict[str, Any]) -> list[EventRecord]:
         EventRecord(e["reason"], e["message"], "Warning", time=e["time"])
         for e in record.get("events", [])
     ]
-    events.append(EventRecord("Started", "process started", time=record.get("started")))
+    events.append(EventRecord("Started", Text("process started"), time=record.get("started")))
     if record.get("joined"):
-        events.append(EventRecord("RayJoined", "Ray node ALIVE", time=record["joined"]))
+        events.append(EventRecord("RayJoined", Text("Ray node ALIVE"), time=record["joined"]))
     if record.get("ended"):
         code = record.get("returncode")
         kind = "Normal" if code == 0 or record.get("stopped_by") else "Warning"
-        events.append(EventRecord("Exited", f"return code {code}", kind, time=record["ended"]))
+        exited = Text("return code {code}", code=code)
+        events.append(EventRecord("Exited", exited, kind, time=record["ended"]))
     return events
 
 

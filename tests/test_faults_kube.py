@@ -49,6 +49,14 @@ def missing(snap: JobSnapshot) -> dict[str, str]:
     return {m.part: str(m.why) for m in snap.missing}
 
 
+def until(check, timeout: float = 30.0) -> None:
+    """Wait for the app's background monitor (it refreshes every 3 s)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
 # --- a connection dropped mid-watch ---------------------------------------------------------
 def test_a_dropped_connection_is_retried_and_one_that_outlasts_the_retries_costs_one_part(kube):
     backend = training(kube)
@@ -271,12 +279,20 @@ def test_the_app_keeps_the_users_inputs_and_says_what_failed(kube, tmp_path, mon
 
     kube.fail("GET", "pods", 500, times=1000)  # the monitor's refreshes degrade, never fail
     assert s.submit(wait=True) and s.submitted == "faulty" and s.error == ""
-    deadline = time.monotonic() + 30
-    while s.snapshot is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert s.snapshot is not None and s.error == ""
-    assert "500" in missing(s.snapshot)[PODS]
+    until(lambda: s.snapshot is not None)
+    assert s.error == "" and "500" in missing(s.snapshot)[PODS]
     assert s.diagnosis.title == "The Workers could not be read in this refresh."
+
+    degraded = s.snapshot
+    outage = kube.drop("GET", "jobs", times=4)  # the next refresh of the monitor fails whole
+    until(lambda: s.error != "")
+    assert s.error.startswith(
+        f"Refresh: Cannot reach the Kubernetes API server at {kube.url} to get jobs.rlark.io "
+        f"'faulty' in namespace '{NAMESPACE}': {DROPPED} Fix: Check the server address"
+    )
+    assert s.snapshot is degraded and outage.hits == 4  # the last view stays on screen
+    until(lambda: s.snapshot is not degraded)  # the monitor went on: the next refresh works
+    assert s.error == ""
     assert (dict(s.job_fields), list(s.roles), s.job_yaml) == typed
     s.stop()
     assert not kube.exists("jobs", "faulty")

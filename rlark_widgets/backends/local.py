@@ -39,7 +39,7 @@ from ..rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ..rlinf.expansion import Expansion
 from ..rlinf.loader import RLinfConfig
 from .base import BackendError, SubmitResult
-from .local_layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines
+from .local_layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
 from .local_mounts import MountMap
 from .local_preflight import check_node_ip, preflight_findings
 from .local_procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
@@ -55,6 +55,9 @@ class LocalBackend:
     until its node is ALIVE. ``member_timeout``: the rehearsal's wait for all members.
     ``grace``: SIGTERM to SIGKILL. ``linger``: how long the Ray nodes stay up for inspection
     after the run script ends. ``step_seconds``: the rehearsal's time per step.
+    ``run_timeout``: seconds the run script may run before it is ended and the Job reported
+    failed (None, the default: no limit, since a real runScript may train for days; the
+    rehearsal bounds each of its own waits).
     """
 
     name = "local"
@@ -70,15 +73,31 @@ class LocalBackend:
         grace: float = 10.0,
         linger: float = 600.0,
         step_seconds: float = 1.0,
+        run_timeout: float | None = None,
     ) -> None:
         check_node_ip(node_ip)
+        if run_timeout is not None and not run_timeout > 0:
+            raise BackendError(
+                Text(
+                    "run_timeout must be a positive number of seconds, not {value}.",
+                    value=run_timeout,
+                ),
+                Text("Give the seconds the run script may run, or None for no limit."),
+            )
         if run_mode not in ("rehearsal", "job"):
             raise BackendError(
                 Text("Unknown run mode '{mode}'.", mode=run_mode), Text("Use 'rehearsal' or 'job'.")
             )
         self.workspace = Path(workspace).expanduser().resolve()
         self.options = LocalOptions(
-            node_ip, run_mode, join_timeout, member_timeout, grace, linger, step_seconds
+            node_ip,
+            run_mode,
+            join_timeout,
+            member_timeout,
+            grace,
+            linger,
+            step_seconds,
+            run_timeout,
         )
 
     # --- protocol ------------------------------------------------------------------------------
@@ -130,13 +149,7 @@ class LocalBackend:
                 config.resolved if isinstance(config, RLinfConfig) else config,
                 MountMap.for_job(job, where.root),
             )
-            where.file("job.yaml").write_text(render_job_yaml(job), encoding="utf-8")
-            where.write("spec.json", spec.to_json())
-            where.write("plan.json", plan)
-            if spec.run.mode == "job":
-                script = Path(spec.run.argv[-1])
-                script.parent.mkdir(parents=True, exist_ok=True)
-                script.write_text(job.run_script.rstrip("\n") + "\n", encoding="utf-8")
+            _write_run(where, job, spec, plan)
             _launch_supervisor(where, spec)
         return SubmitResult(
             job.name, True, _started_message(job, spec, plan, restart), str(where.root)
@@ -271,6 +284,20 @@ def _clear_run(where: JobDir) -> None:
         where.file(name).unlink(missing_ok=True)
     for name in RUN_DIRS:
         shutil.rmtree(where.file(name), ignore_errors=True)
+
+
+def _write_run(where: JobDir, job: Job, spec: Spec, plan: dict[str, Any]) -> None:
+    """The files the supervisor and later calls read; a full disk says so, with a fix."""
+    try:
+        where.file("job.yaml").write_text(render_job_yaml(job), encoding="utf-8")
+        where.write("spec.json", spec.to_json())
+        where.write("plan.json", plan)
+        if spec.run.mode == "job":
+            script = Path(spec.run.argv[-1])
+            script.parent.mkdir(parents=True, exist_ok=True)
+            script.write_text(job.run_script.rstrip("\n") + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise unwritable(where.root, exc) from None
 
 
 def _launch_supervisor(where: JobDir, spec: Spec) -> None:

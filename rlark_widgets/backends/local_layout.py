@@ -101,13 +101,32 @@ class JobDir:
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
         """Serialise submit/stop/delete of this Job across processes."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "w") as handle:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            handle = open(self.root / ".lock", "w")  # noqa: SIM115 (closed below)
+        except OSError as exc:
+            raise unwritable(self.root, exc) from None
+        with handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def unwritable(path: Path, exc: OSError) -> BackendError:
+    """A Job directory that cannot be written (a read-only or full disk, a file in the way)."""
+    return BackendError(
+        Text(
+            "Cannot write the local Job's files in {path}: {error}.",
+            path=str(path),
+            error=exc.strerror or str(exc),
+        ),
+        Text(
+            "Choose a writable workspace (--workspace or $RLARK_WORKSPACE), or free space on "
+            "its disk."
+        ),
+    )
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

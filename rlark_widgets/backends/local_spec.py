@@ -49,6 +49,7 @@ class LocalOptions:
     grace: float  # SIGTERM -> SIGKILL
     linger: float  # Ray nodes stay up this long after the run script ends
     step_seconds: float  # the rehearsal's time per step
+    run_timeout: float | None = None  # the run script is ended after this long (None: never)
 
 
 @dataclass

@@ -42,6 +42,7 @@ POLL = 0.25
 #: agent a fixed 15 s to report its port (RAY_agent_register_timeout_ms does not change it),
 #: which a busy 2-core machine can miss; Kubernetes would restart such a container too.
 START_ATTEMPTS = 3
+TIMEOUT_MARK = "[rlark-local] timeout:"
 
 
 class Supervisor:
@@ -192,6 +193,7 @@ class Supervisor:
         linger = self.spec.options.linger
         while not self.stopping:
             self.reap()
+            self.end_overdue_run()
             run = self.state["run"]
             finished = run.get("ended") if run else self.state.get("gave_up")
             if finished and time.time() >= finished + linger:
@@ -200,6 +202,21 @@ class Supervisor:
             if run is None and all(w.get("ended") for w in self.state["workers"].values()):
                 return
             time.sleep(POLL)
+
+    def end_overdue_run(self) -> None:
+        """End a run script that outlived ``run_timeout`` (SIGTERM to its session, SIGKILL
+        after the grace period); :meth:`reap` then records its exit and says why in its log."""
+        run, limit = self.state["run"], self.spec.options.run_timeout
+        if limit is None or run is None or run.get("ended") or run.get("timed_out"):
+            return
+        if time.time() < run["started"] + limit:
+            return
+        run["timed_out"] = time.time()
+        self.log(f"the run script ran longer than run_timeout ({limit:g} s): ending it")
+        leader = ProcessRef.from_json(run)
+        signal_all(session_processes(leader), signal.SIGTERM)
+        self.pending_kills.append((time.monotonic() + self.spec.options.grace, leader))
+        self.save()
 
     def teardown(self, why: str) -> None:
         """End every process of the run (SIGTERM, SIGKILL after the grace period)."""
@@ -228,6 +245,8 @@ class Supervisor:
                 continue
             record.update(ended=time.time(), returncode=returncode)
             self.log(f"{key} exited with {returncode}")
+            if key == "run" and record.get("timed_out"):
+                self.note_timeout()
             leader = ProcessRef.from_json(record)
             if key != "run" and not self.stopping and leader is not None:
                 signal_all(session_processes(leader), signal.SIGTERM)
@@ -237,6 +256,15 @@ class Supervisor:
         for deadline, leader in [k for k in self.pending_kills if k[0] <= now]:
             signal_all(session_processes(leader), signal.SIGKILL)
             self.pending_kills.remove((deadline, leader))
+
+    def note_timeout(self) -> None:
+        """The run log's last line says why the script ended (the diagnosis quotes it)."""
+        limit = self.spec.options.run_timeout
+        with open(self.spec.run.log, "a", encoding="utf-8") as out:
+            out.write(
+                f"{TIMEOUT_MARK} the run script did not finish within run_timeout ({limit:g} s) "
+                "and was ended: it may hang (waiting for Ray members, a lock or input).\n"
+            )
 
     def spawn(
         self, argv: list[str], env: dict[str, str], cwd: str, log: Path, banner: str

@@ -247,7 +247,8 @@ class SnapshotReader:
             try:
                 snap.checkpoints = local_checkpoints(local, directory)
             except OSError as exc:
-                why = Text("cannot list {path}: {error}", path=str(local), error=exc.strerror)
+                error = exc.strerror or str(exc)
+                why = Text("cannot list {path}: {error}", path=str(local), error=error)
                 snap.lack(CHECKPOINTS, why)
                 return
         elif head is not None and head.phase == RUNNING:

@@ -177,3 +177,45 @@ def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
     page.get_by_role("button", name="Stop").click()
     page.get_by_text(f"Stopped Job '{EXAMPLE.replace('_', '-')}'").wait_for()
     shot(page, "09-stopped")
+
+
+def test_language_toggle_switches_the_page_to_chinese_and_back(page, voila_url: str) -> None:
+    """The header toggle: Chinese tabs, headings, findings and figure, the typed Job name kept."""
+    from rlark_widgets.ui.session import Session
+
+    expected = Session(workspace=Path("/nonexistent-workspace"))
+    expected.job_fields = {"image": "registry.example.com/rlinf:v0.3.0-cuda12.4"}
+    assert expected.load_example()  # what launch() shows
+    warning = next(f for f in expected.findings if f.rule_id == "JOB-GPU-CAPACITY")
+
+    page.set_viewport_size({"width": 1280, "height": 1600})
+    page.set_default_timeout(60_000)
+    page.goto(voila_url, timeout=180_000)
+    page.wait_for_selector(".widget-tab", timeout=180_000)
+    tab(page, "5 Job")
+    name = page.locator(".widget-text:has(label:text('Job name')) input")
+    name.fill("zh-rehearsal")
+    name.press("Enter")
+    page.get_by_text("name: zh-rehearsal").first.wait_for()
+
+    page.get_by_role("button", name="中文").click()
+    page.get_by_role("heading", name="Job 配置").wait_for()
+    page.get_by_text(warning.message_in("zh")).first.wait_for()
+    assert page.get_by_text("5 Job 配置", exact=True).first.is_visible()
+    assert page.locator(".widget-text:has(label:text('Job 名称')) input").input_value() == (
+        "zh-rehearsal"
+    )
+    shot(page, "app-zh")
+
+    tab(page, "3 拓扑")
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot').data[0].y[0].startsWith('节点 0')"
+    )
+    shot(page, "app-zh-topology")
+
+    page.get_by_role("button", name="English").click()
+    page.get_by_text("5 Job", exact=True).first.wait_for()
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot').data[0].y[0].startsWith('rank 0')"
+    )

@@ -1,19 +1,46 @@
-"""The Voila app: a header, the error banner, and the six steps as tabs over one Session."""
+"""The Voila app: a header with the language toggle, the error banner, and the six steps as
+tabs over one Session."""
 
 from __future__ import annotations
 
 import ipywidgets as w
 
+from ..i18n import LANGUAGE_NAMES, Text
 from .figures import MonitorStep, TopologyStep
-from .html import CSS, banner
+from .html import CSS, banner, esc
+from .labels import Labels
 from .session import Session
 from .steps import ClusterStep, ImportStep, JobStep, RolesStep
 
-TITLES = ("1 Import", "2 Cluster", "3 Topology", "4 Roles", "5 Job", "6 Submit & monitor")
+TITLES = (
+    Text("1 Import"),
+    Text("2 Cluster"),
+    Text("3 Topology"),
+    Text("4 Roles"),
+    Text("5 Job"),
+    Text("6 Submit & monitor"),
+)
+TOPOLOGY_TAB = 2
+INTRO = Text(
+    "Move an RLinf workload onto RLark: see your Ray nodes, GPUs and component processes "
+    "as RLinf will place them, plan the roles, check the Job, then rehearse it locally or "
+    "submit it."
+)
+
+
+def header_html(lang: str) -> str:
+    return (
+        CSS + "<div class='rlk'><h2 style='margin:4px 0'>rlark-widgets</h2>"
+        f"<div>{esc(INTRO.render(lang))}</div></div>"
+    )
 
 
 class App:
-    """Builds the views once; every view observes the one session."""
+    """Builds the views once; every view observes the one session.
+
+    The language toggle calls ``session.set_language``; each view then re-labels its own
+    widgets, so what was typed, selected and drawn stays.
+    """
 
     def __init__(self, session: Session | None = None) -> None:
         self.session = session or Session()
@@ -27,23 +54,29 @@ class App:
             JobStep(s),
             MonitorStep(s),
         ]
-        self.tabs = w.Tab(children=[step.widget for step in self.steps])
-        for index, title in enumerate(TITLES):
-            self.tabs.set_title(index, title)
-        self.tabs.observe(self._tab_changed, "selected_index")
-        self.error = w.HTML()
-        self.header = w.HTML(
-            CSS + "<div class='rlk'><h2 style='margin:4px 0'>rlark-widgets</h2>"
-            "<div>Move an RLinf workload onto RLark: see your Ray nodes, GPUs and component processes "
-            "as RLinf will place them, plan the roles, check the Job, then rehearse it locally or submit it.</div></div>"
+        t = self.labels = Labels(s)
+        self.tabs = t(
+            w.Tab(children=[step.widget for step in self.steps]),
+            titles=lambda lang: tuple(title.render(lang) for title in TITLES),
         )
+        self.tabs.observe(self._tab_changed, "selected_index")
+        self.error = w.HTML(CSS + banner(s.error, "bad"))
+        self.language = w.ToggleButtons(
+            options=[(name, code) for code, name in LANGUAGE_NAMES.items()],
+            value=s.lang,
+            style={"button_width": "72px"},
+            layout=w.Layout(width="auto", margin="6px 0 0 auto"),
+        )
+        self.language.observe(lambda c: s.set_language(c["new"]), "value")
+        s.observe(lambda c: setattr(self.language, "value", c["new"]), ["lang"])
+        self.header = w.HBox([t(w.HTML(), value=header_html), self.language])
         s.observe(lambda c: setattr(self.error, "value", CSS + banner(c["new"], "bad")), ["error"])
         self.widget = w.VBox(
             [self.header, self.error, self.tabs], layout=w.Layout(max_width="1280px")
         )
 
     def _tab_changed(self, change) -> None:
-        if change["new"] == TITLES.index("3 Topology"):
+        if change["new"] == TOPOLOGY_TAB:
             self.topology.open()
 
 

@@ -8,6 +8,13 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..findings import Finding, Severity
+from ..i18n import Text, render
+
+SEVERITY_NAMES = {
+    Severity.ERROR: Text("error"),
+    Severity.WARNING: Text("warning"),
+    Severity.INFO: Text("info"),
+}
 
 CSS = """
 <style>
@@ -35,8 +42,13 @@ def esc(value: object) -> str:
     return html.escape(str(value))
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    head = "".join(f"<th>{esc(h)}</th>" for h in headers)
+def sentences(parts: Sequence[str], lang: str) -> str:
+    """Sentences one after another: Chinese ones end in 。 and take no space between them."""
+    return ("" if lang == "zh" else " ").join(parts)
+
+
+def table(headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en") -> str:
+    head = "".join(f"<th>{esc(render(h, lang))}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<div class='rlk'><table><tr>{head}</tr>{body}</table></div>"
 
@@ -46,19 +58,26 @@ def banner(text: str, kind: str = "note") -> str:
 
 
 def findings_html(
-    findings: Sequence[Finding], severities: Sequence[Severity] = tuple(Severity)
+    findings: Sequence[Finding],
+    severities: Sequence[Severity] = tuple(Severity),
+    lang: str = "en",
 ) -> str:
+    """Findings of ``severities`` with their field and fix, in ``lang``."""
     chosen = [f for f in findings if f.severity in severities]
     if not chosen:
-        return "<div class='rlk'><i>No findings.</i></div>"
-    items = []
-    for f in chosen:
-        items.append(
-            f"<div><span class='sev {f.severity.value}'>{f.severity.value}</span><b>{esc(f.rule_id)}</b> "
-            f"<span class='path'>{esc(f.path)}</span><br>{esc(f.message)}</div>"
-            + (f"<div class='fix'>Fix: {esc(f.fix)}</div>" if f.fix else "")
-        )
-    return "<div class='rlk'>" + "".join(items) + "</div>"
+        return f"<div class='rlk'><i>{esc(Text('No findings.').render(lang))}</i></div>"
+    return "<div class='rlk'>" + "".join(_finding_html(f, lang) for f in chosen) + "</div>"
+
+
+def _finding_html(f: Finding, lang: str) -> str:
+    severity = SEVERITY_NAMES[f.severity].render(lang)
+    fix = f.fix_in(lang)
+    return (
+        f"<div><span class='sev {f.severity.value}'>{esc(severity)}</span>"
+        f"<b>{esc(f.rule_id)}</b> <span class='path'>{esc(f.path)}</span><br>"
+        f"{esc(f.message_in(lang))}</div>"
+        + (f"<div class='fix'>{esc(Text('Fix: {fix}', fix=fix).render(lang))}</div>" if fix else "")
+    )
 
 
 def yaml_html(text: str) -> str:
@@ -79,7 +98,7 @@ def download_link(text: str, filename: str, label: str) -> str:
     )
 
 
-def copy_button(text: str, label: str = "Copy YAML") -> str:
+def copy_button(text: str, label: str) -> str:
     data = base64.b64encode(text.encode("utf-8")).decode("ascii")
     return (
         f"<button class='jupyter-button' onclick=\"navigator.clipboard.writeText(decodeURIComponent(escape(atob('{data}'))))\">"

@@ -4,6 +4,8 @@ Views observe these traits and call one method per click; nothing here imports i
 every handler is testable without a browser. Derived state is recomputed along the chain
 config -> report -> plan -> roles -> Job -> findings -> YAML. What the user typed is never
 overwritten by a failure: an error only sets ``error`` (message and fix), never a traceback.
+``error`` and ``status`` are shown in ``lang``; the session keeps their messages, so the
+language toggle re-renders them too.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from traitlets import Any as AnyTrait
-from traitlets import Bool, Dict, HasTraits, Int, List, Unicode
+from traitlets import Bool, Dict, Enum, HasTraits, Int, List, Unicode, default
 
 from ..backends.base import BackendError, blocking, default_workspace
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
+from ..i18n import LANGUAGES, Text, default_language, normalize_language, render
 from ..monitor.diagnosis import diagnose
 from ..rlark.build import JobSettings, build_job
 from ..rlark.check import check_job
@@ -37,10 +40,31 @@ log = logging.getLogger(__name__)
 
 
 ENDED = ("Succeeded", "Failed", "Stopped")
+ROLE, JOB = Text("Role"), Text("Job")  # what failed, in the error banner
+SUBMITTING = Text("Submitting…")
 
 
 def finding_key(finding: Finding) -> str:
     return f"{finding.rule_id}@{finding.path}"
+
+
+class Listed(Text):
+    """Messages shown as one list ("a; b"), each in the reader's language (nothing to translate)."""
+
+    def __init__(self, items: list[Text | str]) -> None:
+        super().__init__("{items}", items="")
+        self.items = items
+
+    def render(self, lang: str = "en") -> str:
+        return ("；" if lang == "zh" else "; ").join(render(item, lang) for item in self.items)
+
+
+def _problem(exc: Exception) -> tuple[Text | str, Text | str]:
+    """What a user-fixable error says and its fix, as messages (rendered when shown)."""
+    text = getattr(exc, "text", None)  # the project's errors carry their message as Text
+    if text is None:
+        text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Text) else str(exc)
+    return text, getattr(exc, "fix_text", "")
 
 
 class Session(HasTraits):
@@ -61,7 +85,7 @@ class Session(HasTraits):
     template = Unicode("")
     job_fields = Dict()  # name, namespace, image, prepare_script, output_dir, tensorboard, ...
     acknowledged = List(Unicode())
-    language = Unicode("en")
+    lang = Enum(LANGUAGES)  # every view renders its texts in it; set_language is the toggle
 
     # --- derived ---------------------------------------------------------------------------------
     config = AnyTrait(None)
@@ -72,8 +96,8 @@ class Session(HasTraits):
     job = AnyTrait(None)
     job_yaml = Unicode("")
     findings = List()
-    error = Unicode("")
-    status = Unicode("")
+    error = Unicode("")  # in ``lang``
+    status = Unicode("")  # in ``lang``
     busy = Bool(False)
     submitted = Unicode("")
     snapshot = AnyTrait(None)
@@ -89,29 +113,50 @@ class Session(HasTraits):
         self._monitor: threading.Thread | None = None
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
+        self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
+
+    @default("lang")
+    def _default_lang(self) -> str:
+        return default_language()
+
+    # --- language ----------------------------------------------------------------------------------
+    def set_language(self, lang: str) -> None:
+        """The toggle: texts re-render in ``lang``; inputs, plans and figures are kept."""
+        self.lang = normalize_language(lang)
+        for trait, message in self._messages.items():
+            setattr(self, trait, render(message, self.lang))
+
+    def _say(self, trait: str, message: Text | str) -> None:
+        """Show ``message`` as ``error`` or ``status``, in the current language."""
+        self._messages[trait] = message
+        setattr(self, trait, render(message, self.lang))
 
     # --- guarded actions -------------------------------------------------------------------------
-    def _guard(self, action: Callable[[], None], what: str) -> bool:
+    def _guard(self, action: Callable[[], None], what: Text) -> bool:
         """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback."""
         try:
             action()
-        except RLinfConfigError as exc:
-            self.error = f"{what}: {exc.message}" + (f" Fix: {exc.fix}" if exc.fix else "")
-            return False
-        except (BackendError, InventoryError) as exc:
-            fix = getattr(exc, "fix", "")
-            self.error = f"{what}: {exc.message}" + (f" Fix: {fix}" if fix else "")
-            return False
-        except (OSError, ValueError) as exc:
-            self.error = f"{what}: {exc}"
+        except (RLinfConfigError, BackendError, InventoryError, OSError, ValueError) as exc:
+            message, fix = _problem(exc)
+            self._say(
+                "error",
+                Text("{what}: {message} Fix: {fix}", what=what, message=message, fix=fix)
+                if render(fix)
+                else Text("{what}: {message}", what=what, message=message),
+            )
             return False
         except Exception as exc:  # the app must never show a traceback
             log.exception("unexpected error during %s", what)
-            self.error = (
-                f"{what} failed unexpectedly ({type(exc).__name__}: {exc}). What you typed is kept."
+            self._say(
+                "error",
+                Text(
+                    "{what} failed unexpectedly ({error}). What you typed is kept.",
+                    what=what,
+                    error=f"{type(exc).__name__}: {exc}",
+                ),
             )
             return False
-        self.error = ""
+        self._say("error", "")
         return True
 
     # --- import ------------------------------------------------------------------------------------
@@ -130,12 +175,16 @@ class Session(HasTraits):
         def action() -> None:
             if name not in examples:
                 raise ValueError(
-                    f"No bundled example named {name}; choose one of {', '.join(examples)}"
+                    Text(
+                        "No bundled example named {name}; choose one of {choices}",
+                        name=name,
+                        choices=", ".join(examples),
+                    )
                 )
             self.example = name
             self._set_config(load_config(examples[name], self._overrides(), self._env()))
 
-        return self._guard(action, "Import")
+        return self._guard(action, Text("Import"))
 
     def load_path(self, path: str | None = None) -> bool:
         """Import a config file (composed with Hydra from its directory, as RLinf does)."""
@@ -145,7 +194,7 @@ class Session(HasTraits):
             lambda: self._set_config(
                 load_config(Path(path).expanduser(), self._overrides(), self._env())
             ),
-            "Import",
+            Text("Import"),
         )
 
     def load_upload(self, name: str, content: bytes) -> bool:
@@ -154,7 +203,7 @@ class Session(HasTraits):
         def action() -> None:
             self._set_config(load_text(content.decode("utf-8"), name, self._overrides()))
 
-        return self._guard(action, "Upload")
+        return self._guard(action, Text("Upload"))
 
     def _set_config(self, config) -> None:
         self.config = config
@@ -173,7 +222,7 @@ class Session(HasTraits):
             self.gpus_per_node = per_node
         if per_node_map is not None:
             self.gpu_map_text = per_node_map
-        return self._guard(self._plan, "GPUs per node")
+        return self._guard(self._plan, Text("GPUs per node"))
 
     def set_inventory(self, name: str) -> bool:
         def action() -> None:
@@ -184,11 +233,11 @@ class Session(HasTraits):
             )
             self._plan()
 
-        return self._guard(action, "Inventory")
+        return self._guard(action, Text("Inventory"))
 
     def replan(self) -> bool:
         """Re-plan roles from the config (the Re-plan button; discards role edits)."""
-        return self._guard(self._plan, "Plan")
+        return self._guard(self._plan, Text("Plan"))
 
     def _plan(self) -> None:
         if self.config is None:
@@ -233,14 +282,14 @@ class Session(HasTraits):
             self.roles = roles
             self._rebuild()
 
-        return self._guard(action, "Role")
+        return self._guard(action, ROLE)
 
     def add_role(self) -> bool:
         image = self.roles[0].image if self.roles else ""
         taken = {r.name.lower() for r in self.roles}
         name = next(f"role-{i}" for i in range(1, 100) if f"role-{i}" not in taken)
         self.roles = [*self.roles, Role(name=name, replicas=1, image=image)]
-        return self._guard(self._rebuild, "Role")
+        return self._guard(self._rebuild, ROLE)
 
     def remove_role(self, index: int) -> bool:
         def action() -> None:
@@ -248,7 +297,7 @@ class Session(HasTraits):
             self.roles = [r for i, r in enumerate(self.roles) if i != index]
             self._rebuild()
 
-        return self._guard(action, "Role")
+        return self._guard(action, ROLE)
 
     def move_role(self, index: int, delta: int) -> bool:
         def action() -> None:
@@ -258,12 +307,16 @@ class Session(HasTraits):
             self.roles = roles
             self._rebuild()
 
-        return self._guard(action, "Role")
+        return self._guard(action, ROLE)
 
     def _role_index(self, index: int) -> int:
         if not 0 <= index < len(self.roles):
             raise ValueError(
-                f"There is no role {index + 1}; the Job has {len(self.roles)} role(s)."
+                Text(
+                    "There is no role {number}; the Job has {count} role(s).",
+                    number=index + 1,
+                    count=len(self.roles),
+                )
             )
         return index
 
@@ -283,8 +336,8 @@ class Session(HasTraits):
             key = "image" if name == "image" else "prepare_script"
             self.roles = [replace(r, **{key: value}) for r in self.roles]
         if name in ("storage_class", "output_dir"):
-            return self._guard(self._plan, "Job")  # mounts and the run script's output path change
-        return self._guard(self._rebuild, "Job")
+            return self._guard(self._plan, JOB)  # mounts and the run script's output path change
+        return self._guard(self._rebuild, JOB)
 
     def _rebuild(self) -> None:
         if self.plan is None or not self.plan.ok:
@@ -343,7 +396,7 @@ class Session(HasTraits):
         result: list[Path] = []
         self._guard(
             lambda: result.append(build_record(self.plan, self.job, self.findings).write(path)),
-            "Record",
+            Text("Record"),
         )
         return result[0] if result else None
 
@@ -368,9 +421,13 @@ class Session(HasTraits):
             return False
         if not self.can_submit():
             self._submit_lock.release()
-            self.error = "Submit is disabled: fix the errors and acknowledge the warnings first."
+            self._say(
+                "error",
+                Text("Submit is disabled: fix the errors and acknowledge the warnings first."),
+            )
             return False
-        self.busy, self.status = True, "Submitting…"
+        self.busy = True
+        self._say("status", SUBMITTING)
         worker = threading.Thread(
             target=self._submit_in_background, name="rlark-submit", daemon=True
         )
@@ -384,22 +441,34 @@ class Session(HasTraits):
 
             def action() -> None:
                 backend = self.backend()
-                self.status = "Preflight…"
+                self._say("status", Text("Preflight…"))
                 problems = [f for f in backend.preflight(self.job) if f.severity is Severity.ERROR]
                 if problems:
                     raise BackendError(
-                        "Preflight failed: " + "; ".join(f.message for f in problems),
-                        problems[0].fix,
+                        Text(
+                            "Preflight failed: {problems}",
+                            problems=Listed([f.text for f in problems]),
+                        ),
+                        problems[0].fix_text,
                     )
-                self.status = "Submitting…"
+                self._say("status", SUBMITTING)
                 result = backend.submit(
                     self.job, expansion=self.report.expansion, config=self.config
                 )
                 self.submitted, self.submitted_at = result.name, time.time()
                 self.history = []
-                self.status = f"{'Submitted' if result.created else 'Already submitted'}: {result.name}. {result.message}"
+                self._say(
+                    "status",
+                    Text("Submitted: {name}. {message}", name=result.name, message=result.message)
+                    if result.created
+                    else Text(
+                        "Already submitted: {name}. {message}",
+                        name=result.name,
+                        message=result.message,
+                    ),
+                )
 
-            if self._guard(action, "Submit"):
+            if self._guard(action, Text("Submit")):
                 self.start_monitor()
         finally:
             self.busy = False
@@ -413,7 +482,7 @@ class Session(HasTraits):
             self.snapshot, self.diagnosis = snap, diagnose(snap)
             self.history = [*self.history[-719:], snap]
 
-        return self._guard(action, "Refresh")
+        return self._guard(action, Text("Refresh"))
 
     def start_monitor(self, interval: float = 3.0) -> None:
         """Refresh in the background until the Job ends or is stopped."""
@@ -433,13 +502,13 @@ class Session(HasTraits):
     def stop(self) -> bool:
         self._stop_monitor.set()
         return self._guard(
-            lambda: setattr(self, "status", self.backend().stop(self.submitted)), "Stop"
+            lambda: self._say("status", self.backend().stop(self.submitted)), Text("Stop")
         )
 
     def delete(self) -> bool:
         self._stop_monitor.set()
         return self._guard(
-            lambda: setattr(self, "status", self.backend().delete(self.submitted)), "Delete"
+            lambda: self._say("status", self.backend().delete(self.submitted)), Text("Delete")
         )
 
     def logs(self, worker: str, tail: int = 200) -> str:

@@ -1,7 +1,8 @@
 """The app's steps as thin ipywidgets views over the Session (no logic a test cannot reach).
 
 Each view builds its widgets once, observes the session traits it shows, and forwards every
-click to one session method.
+click to one session method. Labels are bound through :class:`~.labels.Labels` and HTML is
+rendered in ``session.lang``, so the language toggle re-labels the same widgets.
 """
 
 from __future__ import annotations
@@ -10,53 +11,92 @@ import ipywidgets as w
 
 from ..examples import example_configs, example_inventories
 from ..findings import Severity
+from ..i18n import Text, render
 from ..rlark.inventory import CATEGORIES
+from ..rlark.planner import TEMPLATE_TITLES
 from ..rlinf.ranks import format_ranks
-from .html import CSS, banner, copy_button, download_link, findings_html, table, yaml_html
+from .html import (
+    CSS,
+    banner,
+    copy_button,
+    download_link,
+    esc,
+    findings_html,
+    sentences,
+    table,
+    yaml_html,
+)
+from .labels import Labels, Message
 from .session import Session, finding_key
 
-FULL = w.Layout(width="100%")
 WIDE = w.Layout(width="420px")
 STYLE = {"description_width": "150px"}
+ROW_STYLE = {"description_width": "55px"}
 
 
-def text(
-    description: str, value: str = "", placeholder: str = "", area: bool = False, **kwargs
+def text_input(
+    labels: Labels,
+    description: Message,
+    value: str = "",
+    placeholder: Message = "",
+    area: bool = False,
+    **kwargs,
 ) -> w.Widget:
     cls = w.Textarea if area else w.Text
-    return cls(
+    widget = cls(
         value=value,
-        description=description,
-        placeholder=placeholder,
         style=STYLE,
         layout=w.Layout(width="640px", height="90px" if area else None),
         **kwargs,
     )
+    if placeholder:
+        return labels(widget, description=description, placeholder=placeholder)
+    return labels(widget, description=description)
+
+
+def category_label(key: str, lang: str) -> str:
+    """The console's node categories are Chinese (云算力 …); English shows the key beside them."""
+    name = CATEGORIES.get(key, "")
+    return name if lang == "zh" and name else f"{key} {name}".strip()
 
 
 class ImportStep:
     """Step 1: a bundled example, a path, or an upload; overrides and searchpath variables."""
 
+    HEADERS = (Text("component"), Text("processes"), Text("strategy"))
+
     def __init__(self, session: Session) -> None:
         self.s = session
-        self.example = w.Dropdown(
-            options=list(example_configs()),
-            value=session.example,
-            description="Bundled example",
-            style=STYLE,
-            layout=WIDE,
+        t = self.labels = Labels(session)
+        self.example = t(
+            w.Dropdown(
+                options=list(example_configs()), value=session.example, style=STYLE, layout=WIDE
+            ),
+            description=Text("Bundled example"),
         )
-        load_example = w.Button(description="Load example", button_style="primary", icon="download")
-        self.path = text(
-            "Config file", session.config_path, "/path/to/RLinf/examples/embodiment/config/x.yaml"
+        load_example = t(
+            w.Button(button_style="primary", icon="download"), description=Text("Load example")
         )
-        load_path = w.Button(description="Load file", icon="folder-open")
-        self.upload = w.FileUpload(accept=".yaml,.yml", multiple=False, description="Upload YAML")
-        self.overrides = text(
-            "Overrides", session.overrides_text, "cluster.num_nodes=2 (one per line)", area=True
+        self.path = text_input(
+            t,
+            Text("Config file"),
+            session.config_path,
+            "/path/to/RLinf/examples/embodiment/config/x.yaml",
         )
-        self.env = text(
-            "Search paths",
+        load_path = t(w.Button(icon="folder-open"), description=Text("Load file"))
+        self.upload = t(
+            w.FileUpload(accept=".yaml,.yml", multiple=False), description=Text("Upload YAML")
+        )
+        self.overrides = text_input(
+            t,
+            Text("Overrides"),
+            session.overrides_text,
+            Text("cluster.num_nodes=2 (one per line)"),
+            area=True,
+        )
+        self.env = text_input(
+            t,
+            Text("Search paths"),
             session.env_text,
             "EMBODIED_PATH=/path/to/RLinf/examples/embodiment",
             area=True,
@@ -65,10 +105,10 @@ class ImportStep:
         load_example.on_click(lambda _: self._sync() or session.load_example(self.example.value))
         load_path.on_click(lambda _: self._sync() or session.load_path(self.path.value))
         self.upload.observe(self._uploaded, "value")
-        session.observe(lambda _: self.render(), ["revision"])
+        session.observe(lambda _: self.render(), ["revision", "lang"])
         self.widget = w.VBox(
             [
-                w.HTML("<h3>Import your RLinf config</h3>"),
+                t.heading(Text("Import your RLinf config")),
                 w.HBox([self.example, load_example]),
                 w.HBox([self.path, load_path]),
                 self.upload,
@@ -90,7 +130,7 @@ class ImportStep:
             self.s.load_upload(item["name"], bytes(item["content"]))
 
     def render(self) -> None:
-        report = self.s.report
+        report, lang = self.s.report, self.s.lang
         if report is None:
             self.summary.value = ""
             return
@@ -100,63 +140,89 @@ class ImportStep:
             for c in sorted(e.components.values(), key=lambda c: c.name)
         ]
         config_findings = [f for f in report.findings if f.rule_id.startswith(("CFG", "PLC"))]
+        line = Text(
+            "{name} — task type {task_type}, {nodes} Ray node(s), mode {mode}",
+            name=self.s.config.name,
+            task_type=e.task_type or "?",
+            nodes=e.num_nodes or "?",
+            mode=e.placement_mode or "-",
+        )
         self.summary.value = CSS + (
-            f"<div class='rlk'><b>{self.s.config.name}</b> — task type {e.task_type or '?'}, "
-            f"{e.num_nodes or '?'} Ray node(s), mode {e.placement_mode or '-'}</div>"
-            + (table(("component", "processes", "strategy"), rows) if rows else "")
-            + findings_html(config_findings)
+            f"<div class='rlk'><b>{esc(line.render(lang))}</b></div>"
+            + (table(self.HEADERS, rows, lang) if rows else "")
+            + findings_html(config_findings, lang=lang)
         )
 
 
 class ClusterStep:
     """Step 2: backend, GPUs per node, and the inventory with node categories."""
 
+    BACKENDS = ((Text("Local (Ray on this machine)"), "local"), ("Kubernetes", "kubernetes"))
+    HEADERS = (
+        Text("node"),
+        Text("cluster"),
+        Text("category"),
+        "GPUs",
+        Text("devices"),
+        Text("ready"),
+        Text("schedulable"),
+    )
+
     def __init__(self, session: Session) -> None:
         self.s = session
-        self.backend = w.ToggleButtons(
-            options=[("Local (Ray on this machine)", "local"), ("Kubernetes", "kubernetes")],
-            value=session.backend_name,
-            description="Backend",
-            style=STYLE,
+        t = self.labels = Labels(session)
+        self.backend = t.choice(
+            w.ToggleButtons, self.BACKENDS, session.backend_name, Text("Backend"), style=STYLE
         )
-        self.context = text("Kube context", session.k8s_context, "current context")
-        self.namespace = text("Namespace", session.k8s_namespace)
-        self.gpus = w.IntSlider(
-            value=session.gpus_per_node,
-            min=0,
-            max=16,
-            description="GPUs per node",
+        self.context = text_input(
+            t, Text("Kube context"), session.k8s_context, Text("current context")
+        )
+        self.namespace = text_input(t, Text("Namespace"), session.k8s_namespace)
+        self.gpus = t(
+            w.IntSlider(
+                value=session.gpus_per_node,
+                min=0,
+                max=16,
+                style=STYLE,
+                continuous_update=False,
+                layout=WIDE,
+            ),
+            description=Text("GPUs per node"),
+        )
+        self.gpu_map = text_input(
+            t, Text("Per-node GPUs"), session.gpu_map_text, Text("0:8,1:4 (overrides the slider)")
+        )
+        apply_map = t(w.Button(icon="check"), description=Text("Apply"))
+        self.inventory = t.choice(
+            w.Dropdown,
+            [(Text("none"), ""), *((n, n) for n in example_inventories())],
+            session.inventory_name,
+            Text("Inventory"),
             style=STYLE,
-            continuous_update=False,
             layout=WIDE,
         )
-        self.gpu_map = text("Per-node GPUs", session.gpu_map_text, "0:8,1:4 (overrides the slider)")
-        apply_map = w.Button(description="Apply", icon="check")
-        self.inventory = w.Dropdown(
-            options=[("none", "")] + [(n, n) for n in example_inventories()],
-            value=session.inventory_name,
-            description="Inventory",
-            style=STYLE,
-            layout=WIDE,
-        )
-        self.category = w.ToggleButtons(
-            options=[("all", "")] + [(f"{k} {v}", k) for k, v in CATEGORIES.items()],
-            value="",
-            description="Category",
+        self.category = t.choice(
+            w.ToggleButtons,
+            [
+                (Text("all"), ""),
+                *((lambda lang, key=key: category_label(key, lang), key) for key in CATEGORIES),
+            ],
+            "",
+            Text("Category"),
             style=STYLE,
         )
         self.table = w.HTML()
-        self.backend.observe(lambda c: setattr(session, "backend_name", c["new"]), "value")
+        t.on(self.backend, lambda c: setattr(session, "backend_name", c["new"]))
         self.context.observe(lambda c: setattr(session, "k8s_context", c["new"]), "value")
         self.namespace.observe(lambda c: setattr(session, "k8s_namespace", c["new"]), "value")
         self.gpus.observe(lambda c: session.set_gpus(per_node=c["new"]), "value")
         apply_map.on_click(lambda _: session.set_gpus(per_node_map=self.gpu_map.value))
-        self.inventory.observe(lambda c: session.set_inventory(c["new"]), "value")
-        self.category.observe(lambda _: self.render(), "value")
-        session.observe(lambda _: self.render(), ["inventory"])
+        t.on(self.inventory, lambda c: session.set_inventory(c["new"]))
+        t.on(self.category, lambda _: self.render())
+        session.observe(lambda _: self.render(), ["inventory", "lang"])
         self.widget = w.VBox(
             [
-                w.HTML("<h3>Cluster</h3>"),
+                t.heading(Text("Cluster")),
                 self.backend,
                 w.HBox([self.context, self.namespace]),
                 self.gpus,
@@ -169,11 +235,13 @@ class ClusterStep:
         self.render()
 
     def render(self) -> None:
-        inventory = self.s.inventory
+        inventory, lang = self.s.inventory, self.s.lang
         if inventory is None:
             self.table.value = banner(
-                "No inventory: node selections cannot be matched. Choose one (or the "
-                "Kubernetes backend's live nodes) to see matched-node counts."
+                Text(
+                    "No inventory: node selections cannot be matched. Choose one (or the "
+                    "Kubernetes backend's live nodes) to see matched-node counts."
+                ).render(lang)
             )
             return
         nodes = [
@@ -181,58 +249,63 @@ class ClusterStep:
             for n in inventory.nodes
             if not self.category.value or n.category == self.category.value
         ]
+        yes, no = Text("yes").render(lang), Text("no").render(lang)
         self.table.value = CSS + table(
-            ("node", "cluster", "category", "GPUs", "devices", "ready", "schedulable"),
+            self.HEADERS,
             (
                 (
                     n.name,
                     n.cluster or "-",
-                    f"{n.category} {CATEGORIES.get(n.category or '', '')}",
+                    category_label(n.category or "", lang),
                     n.gpus,
                     ", ".join(f"{k.removeprefix('rlinf.io/')}: {v}" for k, v in n.devices.items())
                     or "-",
-                    "yes" if n.ready else "NO",
-                    "yes" if n.schedulable else "no",
+                    yes if n.ready else Text("NO").render(lang),
+                    yes if n.schedulable else no,
                 )
                 for n in nodes
             ),
+            lang,
         )
 
 
 class RolesStep:
     """Step 4: the editable role table, templates, Re-plan, and the live node-rank map."""
 
+    HEADERS = ("RLINF_NODE_RANK", Text("role/worker"), Text("components"), Text("GPUs used"))
+
     def __init__(self, session: Session) -> None:
         self.s = session
-        self.template = w.Dropdown(
-            options=[
-                ("from task type", ""),
-                ("RL task 强化学习任务", "rl"),
-                ("data collection 数据采集任务", "data-collection"),
-                ("evaluation 评测任务", "evaluation"),
-                ("custom 自定义任务", "custom"),
+        t = self.labels = Labels(session)
+        self.row_labels = Labels(session, follow=False)  # the rows are rebuilt on every edit
+        self.template = t.choice(
+            w.Dropdown,
+            [
+                (Text("from task type"), ""),
+                *((title, key) for key, title in TEMPLATE_TITLES.items()),
             ],
-            value=session.template,
-            description="Template",
+            session.template,
+            Text("Template"),
             style=STYLE,
             layout=WIDE,
         )
-        replan = w.Button(
-            description="Re-plan", icon="refresh", tooltip="Discard role edits and plan again"
+        replan = t(
+            w.Button(icon="refresh"),
+            description=Text("Re-plan"),
+            tooltip=Text("Discard role edits and plan again"),
         )
-        add = w.Button(description="Add role", icon="plus")
+        add = t(w.Button(icon="plus"), description=Text("Add role"))
         self.rows = w.VBox()
         self.rank_map = w.HTML()
         self.why = w.HTML()
-        self.template.observe(
-            lambda c: setattr(session, "template", c["new"]) or session.replan(), "value"
-        )
+        t.on(self.template, lambda c: setattr(session, "template", c["new"]) or session.replan())
         replan.on_click(lambda _: session.replan())
         add.on_click(lambda _: session.add_role())
         session.observe(lambda _: self.render(), ["revision"])
+        session.observe(lambda _: self.row_labels.apply() or self.render_plan(), ["lang"])
         self.widget = w.VBox(
             [
-                w.HTML("<h3>Roles</h3>"),
+                t.heading(Text("Roles")),
                 w.HBox([self.template, replan, add]),
                 self.rows,
                 self.rank_map,
@@ -242,65 +315,74 @@ class RolesStep:
         self.render()
 
     def _row(self, index: int, role) -> w.Widget:
-        s = self.s
-        name = w.Text(
-            value=role.name,
-            description="name",
-            layout=w.Layout(width="210px"),
-            style={"description_width": "40px"},
+        s, t = self.s, self.row_labels
+        name = t(
+            w.Text(value=role.name, layout=w.Layout(width="210px"), style=ROW_STYLE),
+            description=Text("name"),
         )
         head = w.Checkbox(
             value=role.head, description="Header", indent=False, layout=w.Layout(width="80px")
         )
-        replicas = w.BoundedIntText(
-            value=role.replicas,
-            min=1,
-            max=4096,
-            description="Workers",
-            layout=w.Layout(width="150px"),
+        replicas = t(
+            w.BoundedIntText(value=role.replicas, min=1, max=4096, layout=w.Layout(width="150px")),
+            description=Text("Workers"),
         )
-        gpus = w.BoundedIntText(
-            value=role.gpus,
-            min=0,
-            max=64,
-            description="GPUs/Worker",
-            layout=w.Layout(width="170px"),
+        gpus = t(
+            w.BoundedIntText(value=role.gpus, min=0, max=64, layout=w.Layout(width="170px")),
+            description=Text("GPUs/Worker"),
         )
-        selector = w.Text(
-            value=", ".join(f"{k}={v}" for k, v in role.node_selector.items()),
-            description="nodes",
-            placeholder="key=value, key=value",
-            layout=w.Layout(width="520px"),
-            style={"description_width": "40px"},
+        selector = t(
+            w.Text(
+                value=", ".join(f"{k}={v}" for k, v in role.node_selector.items()),
+                placeholder="key=value, key=value",
+                layout=w.Layout(width="520px"),
+                style=ROW_STYLE,
+            ),
+            description=Text("nodes"),
         )
         matched = s.matched_nodes(role.node_selector)
-        count = w.HTML(
-            "<i>no inventory</i>" if matched is None else f"<b>{len(matched)}</b> node(s) matched"
+        count = t(
+            w.HTML(),
+            value=lambda lang: (
+                f"<i>{esc(Text('no inventory').render(lang))}</i>"
+                if matched is None
+                else Text("{count} node(s) matched", count=f"<b>{len(matched)}</b>").render(lang)
+            ),
         )
-        devices = w.Text(
-            value=", ".join(f"{k}={v}" for k, v in role.devices.items()),
-            description="devices",
-            placeholder="rlinf.io/device-franka=1",
-            layout=w.Layout(width="360px"),
-            style={"description_width": "55px"},
+        devices = t(
+            w.Text(
+                value=", ".join(f"{k}={v}" for k, v in role.devices.items()),
+                placeholder="rlinf.io/device-franka=1",
+                layout=w.Layout(width="360px"),
+                style=ROW_STYLE,
+            ),
+            description=Text("devices"),
         )
-        env = w.Textarea(
-            value="\n".join(f"{k}={v}" for k, v in role.env.items()),
-            placeholder="NAME=value",
-            description="env",
-            layout=w.Layout(width="360px", height="54px"),
-            style={"description_width": "55px"},
+        env = t(
+            w.Textarea(
+                value="\n".join(f"{k}={v}" for k, v in role.env.items()),
+                placeholder="NAME=value",
+                layout=w.Layout(width="360px", height="54px"),
+                style=ROW_STYLE,
+            ),
+            description=Text("env"),
         )
-        prepare = w.Textarea(
-            value=role.prepare_script,
-            description="prepare",
-            placeholder="source /opt/venv/bin/activate",
-            layout=w.Layout(width="520px", height="54px"),
-            style={"description_width": "55px"},
+        prepare = t(
+            w.Textarea(
+                value=role.prepare_script,
+                placeholder="source /opt/venv/bin/activate",
+                layout=w.Layout(width="520px", height="54px"),
+                style=ROW_STYLE,
+            ),
+            description=Text("prepare"),
         )
         up, down, remove = (
-            w.Button(icon=i, layout=w.Layout(width="36px"), tooltip=t)
-            for i, t in (("arrow-up", "move up"), ("arrow-down", "move down"), ("trash", "remove"))
+            t(w.Button(icon=icon, layout=w.Layout(width="36px")), tooltip=tip)
+            for icon, tip in (
+                ("arrow-up", Text("move up")),
+                ("arrow-down", Text("move down")),
+                ("trash", Text("remove")),
+            )
         )
 
         def pairs(textvalue: str, sep: str) -> dict[str, str]:
@@ -340,11 +422,19 @@ class RolesStep:
         )
 
     def render(self) -> None:
+        self.row_labels.clear()
         self.rows.children = [self._row(i, r) for i, r in enumerate(self.s.roles)]
-        job, plan = self.s.job, self.s.plan
+        self.render_plan()
+
+    def render_plan(self) -> None:
+        """The node-rank map and "why this plan", in the session's language."""
+        job, plan, lang = self.s.job, self.s.plan, self.s.lang
         if job is None or plan is None:
             self.rank_map.value = (
-                banner("No roles: RLinf rejects this config (see the findings).", "bad")
+                banner(
+                    Text("No roles: RLinf rejects this config (see the findings).").render(lang),
+                    "bad",
+                )
                 if plan
                 else ""
             )
@@ -367,14 +457,19 @@ class RolesStep:
                 )
         self.rank_map.value = (
             CSS
-            + "<b>Node-rank map</b> (role order x Workers = RLINF_NODE_RANK)"
-            + table(("RLINF_NODE_RANK", "role/worker", "components", "GPUs used"), rows)
+            + f"<b>{esc(Text('Node-rank map').render(lang))}</b> "
+            + esc(Text("(role order x Workers = RLINF_NODE_RANK)").render(lang))
+            + table(self.HEADERS, rows, lang)
         )
+        explanations = [render(e, lang) for e in plan.explanations]
+        reasons = [
+            (r.name, sentences([render(why, lang) for why in r.why], lang)) for r in plan.roles
+        ]
         self.why.value = (
             CSS
-            + "<div class='rlk'><b>Why this plan</b><ul>"
-            + "".join(f"<li>{e}</li>" for e in plan.explanations)
-            + "".join(f"<li><b>{r.name}</b>: {' '.join(r.why)}</li>" for r in plan.roles)
+            + f"<div class='rlk'><b>{esc(Text('Why this plan').render(lang))}</b><ul>"
+            + "".join(f"<li>{esc(e)}</li>" for e in explanations)
+            + "".join(f"<li><b>{esc(name)}</b> — {esc(why)}</li>" for name, why in reasons)
             + "</ul></div>"
         )
 
@@ -383,36 +478,39 @@ class JobStep:
     """Step 5: the Job form, the YAML preview (copy, download), findings and acknowledgements."""
 
     FIELDS = (
-        ("name", "Job name", "from the config name"),
-        ("namespace", "Namespace", "default"),
-        ("image", "Image", "registry.example.com/rlinf:v0.3.0-cuda12.4"),
-        ("storage_class", "StorageClass", "object storage for outputs"),
-        ("output_dir", "Output mount", "/mnt/output"),
-        ("tensorboard", "TensorBoard dir", "/mnt/output/tensorboard"),
-        ("network_domain", "Network domain", "optional"),
+        ("name", Text("Job name"), Text("from the config name")),
+        ("namespace", Text("Namespace"), "default"),
+        ("image", Text("Image"), "registry.example.com/rlinf:v0.3.0-cuda12.4"),
+        ("storage_class", "StorageClass", Text("object storage for outputs")),
+        ("output_dir", Text("Output mount"), "/mnt/output"),
+        ("tensorboard", Text("TensorBoard dir"), "/mnt/output/tensorboard"),
+        ("network_domain", Text("Network domain"), Text("optional")),
     )
 
     def __init__(self, session: Session) -> None:
         self.s = session
+        t = self.labels = Labels(session)
         self.inputs = {}
         for key, label, placeholder in self.FIELDS:
-            field = text(
-                label, session.job_fields.get(key, ""), placeholder, continuous_update=False
+            field = text_input(
+                t, label, session.job_fields.get(key, ""), placeholder, continuous_update=False
             )
             field.observe(lambda c, key=key: session.set_job_field(key, c["new"]), "value")
             self.inputs[key] = field
-        self.prepare = text(
-            "Prepare script",
+        self.prepare = text_input(
+            t,
+            Text("Prepare script"),
             session.job_fields.get("prepare_script", ""),
             "source /opt/venv/bin/activate",
             area=True,
         )
         self.prepare.continuous_update = False
         self.prepare.observe(lambda c: session.set_job_field("prepare_script", c["new"]), "value")
-        self.ssh = text(
-            "SSH public keys",
+        self.ssh = text_input(
+            t,
+            Text("SSH public keys"),
             session.job_fields.get("ssh_keys", ""),
-            "registered key names, one per line",
+            Text("registered key names, one per line"),
             area=True,
         )
         self.ssh.continuous_update = False
@@ -421,62 +519,65 @@ class JobStep:
         self.tools = w.HTML()
         self.errors, self.warnings, self.infos = w.HTML(), w.VBox(), w.HTML()
         # not on "acknowledged": the checkbox already shows it, and re-rendering would drop focus
-        session.observe(lambda _: self.render(), ["revision", "backend_name"])
+        session.observe(lambda _: self.render(), ["revision", "backend_name", "lang"])
         form = w.VBox(
             [*self.inputs.values(), self.prepare, self.ssh],
             layout=w.Layout(width="46%", margin="0 16px 0 0"),
         )
         self.widget = w.VBox(
             [
-                w.HTML("<h3>Job</h3>"),
+                t.heading(Text("Job")),
                 w.HBox([form, w.VBox([self.tools, self.yaml], layout=w.Layout(width="50%"))]),
-                w.HTML("<h4>Errors (block Submit)</h4>"),
+                t.heading(Text("Errors (block Submit)"), "h4"),
                 self.errors,
-                w.HTML("<h4>Warnings (need your yes)</h4>"),
+                t.heading(Text("Warnings (need your yes)"), "h4"),
                 self.warnings,
-                w.HTML("<h4>Lessons</h4>"),
+                t.heading(Text("Lessons"), "h4"),
                 self.infos,
             ]
         )
         self.render()
 
     def render(self) -> None:
-        s = self.s
-        self.yaml.value = CSS + yaml_html(s.job_yaml) if s.job_yaml else banner("No Job yet.")
+        s, lang = self.s, self.s.lang
+        self.yaml.value = (
+            CSS + yaml_html(s.job_yaml) if s.job_yaml else banner(Text("No Job yet.").render(lang))
+        )
         self.tools.value = (
             (
-                copy_button(s.job_yaml)
+                copy_button(s.job_yaml, Text("Copy YAML").render(lang))
                 + " "
-                + download_link(s.job_yaml, f"{s.job.name}.yaml", "Download YAML")
+                + download_link(
+                    s.job_yaml, f"{s.job.name}.yaml", Text("Download YAML").render(lang)
+                )
             )
             if s.job
             else ""
         )
         blocking = s.blocking()
         local_only = [f for f in s.findings if f.severity is Severity.ERROR and f not in blocking]
+        note = Text(
+            "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
+            count=len(local_only),
+            rules=", ".join(sorted({f.rule_id for f in local_only})),
+        )
         self.errors.value = (
             CSS
-            + findings_html(blocking)
-            + (
-                banner(
-                    f"{len(local_only)} cluster-only error(s) do not block the local rehearsal: "
-                    + ", ".join(sorted({f.rule_id for f in local_only})),
-                    "note",
-                )
-                if local_only
-                else ""
-            )
+            + findings_html(blocking, lang=lang)
+            + (banner(note.render(lang), "note") if local_only else "")
         )
         rows = []
         for finding in [f for f in s.findings if f.severity is Severity.WARNING]:
             key = finding_key(finding)
             box = w.Checkbox(
                 value=key in s.acknowledged,
-                description="I understand",
+                description=Text("I understand").render(lang),
                 indent=False,
                 layout=w.Layout(width="130px"),
             )
             box.observe(lambda c, key=key: s.acknowledge([key]) if c["new"] else None, "value")
-            rows.append(w.HBox([box, w.HTML(CSS + findings_html([finding]))]))
-        self.warnings.children = rows or [w.HTML("<i>No warnings.</i>")]
-        self.infos.value = CSS + findings_html(s.findings, (Severity.INFO,))
+            rows.append(w.HBox([box, w.HTML(CSS + findings_html([finding], lang=lang))]))
+        self.warnings.children = rows or [
+            w.HTML(f"<i>{esc(Text('No warnings.').render(lang))}</i>")
+        ]
+        self.infos.value = CSS + findings_html(s.findings, (Severity.INFO,), lang)

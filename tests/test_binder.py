@@ -1,0 +1,102 @@
+"""The Binder launch: what repo2docker reads in binder/, and the app at the launch URL.
+
+Binder builds the image from ``binder/`` (Python from runtime.txt, then postBuild installs the
+package) and starts ``jupyter server``; the README's badge opens ``urlpath`` on it. Binder itself
+cannot run here, so this checks the files it reads, and serves the repository with the same
+``jupyter server`` and Voila's server extension to load the launch URL in a real browser.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BINDER = REPO / "binder"
+
+
+def _launch_urlpath() -> str:
+    """The ``urlpath`` of the README's Binder badge."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    match = re.search(r"https://mybinder\.org/v2/gh/[^)\s]+\?urlpath=([^)\s]+)", readme)
+    assert match, "README has no mybinder.org launch link with a urlpath"
+    return urllib.parse.unquote(match.group(1))
+
+
+def test_binder_installs_this_package_on_the_supported_python() -> None:
+    runtime = (BINDER / "runtime.txt").read_text().strip()
+    assert re.fullmatch(r"python-3\.(\d+)", runtime), runtime
+    required = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["requires-python"]
+    minor = int(runtime.split(".")[1])
+    assert required == ">=3.11" and minor >= 11
+    post_build = BINDER / "postBuild"
+    assert os.access(post_build, os.X_OK), "repo2docker runs postBuild only when executable"
+    assert re.search(r"pip install .*-e \.$", post_build.read_text(), re.MULTILINE)
+
+
+def test_launch_url_opens_the_app_notebook() -> None:
+    path = _launch_urlpath()
+    assert path == "voila/render/notebooks/app.ipynb"
+    assert (REPO / path.removeprefix("voila/render/")).is_file()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def jupyter_server(tmp_path_factory):
+    """``jupyter server`` over the repository, as Binder starts it (with a token)."""
+    port, token = _free_port(), "binder-check"
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "jupyter-server"),
+            "--no-browser",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={REPO}",
+            "--allow-root",  # CI runs as root; Binder runs as an ordinary user
+        ],
+        env={**os.environ, "RLARK_WORKSPACE": str(tmp_path_factory.mktemp("binder-jobs"))},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}api/status?token={token}", timeout=5)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                os.killpg(server.pid, signal.SIGKILL)
+                raise
+            time.sleep(0.5)
+    yield base, token
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_the_launch_url_renders_the_app_under_jupyter_server(page, jupyter_server) -> None:
+    base, token = jupyter_server
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{base}{_launch_urlpath()}?token={token}", timeout=180_000)
+    page.wait_for_selector(".widget-tab", timeout=180_000)
+    assert page.get_by_role("button", name="Load example").count() == 1
+    assert "Traceback" not in page.content()

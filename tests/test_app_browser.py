@@ -173,7 +173,8 @@ def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
     time.sleep(4)  # one more refresh, so the charts have been updated in place at least once
     charts = {traces[0]["name"] if traces else None: traces for traces in plotly_members(page)}
     alive = charts["expected (num_nodes)"][1]["y"]
-    assert alive[-1] == 2 and charts["expected (num_nodes)"][0]["y"][-1] == 2
+    # max, not the last point: on a slow machine the short rehearsal may already have ended
+    assert max(alive) == 2 and charts["expected (num_nodes)"][0]["y"][-1] == 2
     page.get_by_role("button", name="Stop").click()
     page.get_by_text(f"Stopped Job '{EXAMPLE.replace('_', '-')}'").wait_for()
     shot(page, "09-stopped")

@@ -49,9 +49,8 @@ def text_input(
         layout=w.Layout(width="640px", height="90px" if area else None),
         **kwargs,
     )
-    if placeholder:
-        return labels(widget, description=description, placeholder=placeholder)
-    return labels(widget, description=description)
+    hint = {"placeholder": placeholder} if placeholder else {}  # else ipywidgets' own blank
+    return labels(widget, description=description, **hint)
 
 
 def category_label(key: str, lang: str) -> str:

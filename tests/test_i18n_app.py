@@ -21,6 +21,7 @@ from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.i18n import Text
 from rlark_widgets.monitor.diagnosis import diagnose
+from rlark_widgets.monitor.history import HistoryPoint
 from rlark_widgets.monitor.snapshot import JobSnapshot, RayMember, WorkerSnapshot
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session, finding_key
@@ -191,7 +192,7 @@ def test_monitor_summary_hint_and_charts_in_chinese(app: App) -> None:
     ]
     members = [RayMember("0", "10.0.0.1", "ALIVE", True, 0)]
     snap = JobSnapshot("job", "local", 100.0, expected_workers=3, workers=workers, members=members)
-    s.history, s.diagnosis, s.submitted_at = [snap], diagnose(snap), 90.0
+    s.history, s.diagnosis, s.submitted_at = [HistoryPoint.of(snap)], diagnose(snap), 90.0
     s.snapshot = snap
     s.set_language("zh")
     assert "提交已禁用" in monitor.status.value and "Ray 成员" in monitor.summary.value

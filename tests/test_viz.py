@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from rlark_widgets.monitor.history import HISTORY_LIMIT, HistoryPoint, extend
 from rlark_widgets.monitor.snapshot import (
     Checkpoint,
     JobSnapshot,
@@ -102,9 +103,11 @@ def test_monitor_charts_from_snapshots() -> None:
                 "j", "local", 100.0 + 10 * t, expected_workers=2, workers=workers, members=members
             )
         )
-    members = members_figure(history)
+    points = [HistoryPoint.of(snap) for snap in history]
+    members = members_figure(points)
     assert list(members.data[1].y) == [0, 1, 2] and list(members.data[0].y) == [2, 2, 2]
-    status = worker_status_figure(history)
+    status = worker_status_figure(points)
+    assert [list(t.y) for t in status.data if t.name == "Running"] == [[0, 1, 1], [0, 1, 1]]
     assert {a.text for a in status.layout.annotations} == {"header", "franka"}
     latest = history[-1]
     latest.checkpoints = [
@@ -117,6 +120,37 @@ def test_monitor_charts_from_snapshots() -> None:
     assert (
         len([s for s in checkpoints.layout.shapes]) >= 3
     )  # cadence lines at 2, 4, 6 and max steps
+
+
+def test_cadence_lines_stay_few_for_long_runs() -> None:
+    """500 expected saves: at most 20 dotted lines, on multiples of the save interval."""
+    snap = JobSnapshot("j", "kubernetes", 10_000.0, expected_workers=1)
+    snap.checkpoints = [
+        Checkpoint(s, f"/x/global_step_{s}", 5000.0 + s) for s in range(10, 5001, 10)
+    ]
+    snap.progress = Progress(True, 5000, 9999.0, save_interval=10)
+    lines = [shape.y0 for shape in checkpoint_figure(snap, 0.0).layout.shapes]
+    assert len(lines) == 20 and all(y % 10 == 0 for y in lines) and max(lines) == 5000
+    short = Progress(True, 6, 9999.0, save_interval=2)
+    snap.checkpoints, snap.progress = [], short
+    assert [s.y0 for s in checkpoint_figure(snap, 0.0).layout.shapes] == [2, 4, 6]
+
+
+def test_history_keeps_counts_and_drops_the_oldest() -> None:
+    workers = [WorkerSnapshot("actor", 1, i, f"a{i}", "Running") for i in range(1000)]
+    workers[3].phase = "Failed"
+    members = [RayMember(str(i), "10.0.0.1", "ALIVE", i == 0, i) for i in range(999)]
+    snap = JobSnapshot(
+        "j", "kubernetes", 1.0, expected_workers=1000, workers=workers, members=members
+    )
+    history: list[HistoryPoint] = []
+    for _ in range(HISTORY_LIMIT + 5):
+        history = extend(history, snap)
+    point = history[-1]
+    assert len(history) == HISTORY_LIMIT
+    assert (point.expected, point.alive) == (1000, 999)
+    assert (point.workers("actor", "Running"), point.workers("actor", "Failed")) == (999, 1)
+    assert point.workers("header", "Running") == 0
 
 
 # --- Chinese (issue #7): labels in the reader's language, data as it is ---------------------------
@@ -202,7 +236,8 @@ def test_monitor_charts_in_chinese() -> None:
     snap = JobSnapshot("j", "local", 100.0, expected_workers=1, workers=workers)
     snap.checkpoints = [Checkpoint(2, "/x/global_step_2", 120.0)]
     snap.progress = Progress(True, 3, 125.0, max_steps=4, save_interval=2)
-    members, status = members_figure([snap], "zh"), worker_status_figure([snap], "zh")
+    point = [HistoryPoint.of(snap)]
+    members, status = members_figure(point, "zh"), worker_status_figure(point, "zh")
     checkpoints = checkpoint_figure(snap, 100.0, "zh")
     assert members.layout.title.text == "Ray 成员：存活与预期"
     assert [t.name for t in members.data] == ["预期（num_nodes）", "存活"]

@@ -14,6 +14,7 @@ from pathlib import Path
 import ipywidgets as w
 
 from ..i18n import Text, render
+from ..monitor.history import HistoryPoint
 from ..monitor.summary import summary_lines
 from ..viz.flow import flow_figure
 from ..viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
@@ -218,7 +219,7 @@ class MonitorStep:
             + banner(lines[-1] if result and result.ok else " ".join(lines[-2:]), kind)
             + ("<div class='rlk'><pre>" + esc("\n".join(lines[:-1])) + "</pre></div>")
         )
-        history = s.history or [snap]
+        history = s.history or [HistoryPoint.of(snap)]
         self.members.show(members_figure(history, lang))
         self.workers.show(worker_status_figure(history, lang))
         self.checkpoints.show(checkpoint_figure(snap, s.submitted_at, lang))

@@ -26,6 +26,7 @@ from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Text, default_language, normalize_language, render
 from ..monitor.diagnosis import diagnose
+from ..monitor.history import extend
 from ..rlark.build import JobSettings, build_job
 from ..rlark.check import check_job
 from ..rlark.inventory import InventoryError, load_inventory
@@ -480,7 +481,7 @@ class Session(HasTraits):
                 return
             snap = self.backend().snapshot(self.submitted)
             self.snapshot, self.diagnosis = snap, diagnose(snap)
-            self.history = [*self.history[-719:], snap]
+            self.history = extend(self.history, snap)
 
         return self._guard(action, Text("Refresh"))
 

@@ -1,16 +1,15 @@
-"""Monitor charts from a history of snapshots: Worker states per role, Ray members, checkpoints.
+"""Monitor charts: Worker states per role and Ray members over the refresh history, checkpoints.
 
 Titles, axes and legend names are in ``lang``; Worker phases and role names are data.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..i18n import Text
+from ..monitor.history import HistoryPoint
 from ..monitor.snapshot import JobSnapshot
 from .palette import STATE_COLOURS, transparent_layout
 
@@ -18,21 +17,21 @@ WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Unknown")
 SINCE_SUBMIT = Text("seconds since submit")
 
 
-def worker_status_figure(history: list[JobSnapshot], lang: str = "en") -> go.Figure:
+def worker_status_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
     """Stacked Worker counts per state over time, one panel per role."""
-    roles = list(dict.fromkeys(w.role for snap in history for w in snap.workers)) or [
+    roles = list(dict.fromkeys(role for point in history for role, _, _ in point.phases)) or [
         Text("(none)").render(lang)
     ]
     figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=roles)
     start = history[0].time if history else 0.0
     for col, role in enumerate(roles, start=1):
         for state in WORKER_STATES:
-            counts = [Counter(w.phase for w in s.workers if w.role == role)[state] for s in history]
+            counts = [point.workers(role, state) for point in history]
             if not any(counts):
                 continue
             figure.add_trace(
                 go.Scatter(
-                    x=[s.time - start for s in history],
+                    x=[point.time - start for point in history],
                     y=counts,
                     name=state,
                     stackgroup=role,
@@ -50,7 +49,7 @@ def worker_status_figure(history: list[JobSnapshot], lang: str = "en") -> go.Fig
     return figure
 
 
-def members_figure(history: list[JobSnapshot], lang: str = "en") -> go.Figure:
+def members_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
     """Ray members alive against the expected count (cluster.num_nodes)."""
     start = history[0].time if history else 0.0
     x = [s.time - start for s in history]
@@ -58,13 +57,13 @@ def members_figure(history: list[JobSnapshot], lang: str = "en") -> go.Figure:
         [
             go.Scatter(
                 x=x,
-                y=[s.expected_workers for s in history],
+                y=[point.expected for point in history],
                 name=Text("expected (num_nodes)").render(lang),
                 line=dict(dash="dash", color="#7f7f7f"),
             ),
             go.Scatter(
                 x=x,
-                y=[s.members_alive for s in history],
+                y=[point.alive for point in history],
                 name=Text("alive").render(lang),
                 mode="lines+markers",
                 line=dict(color=STATE_COLOURS["ALIVE"]),
@@ -77,6 +76,21 @@ def members_figure(history: list[JobSnapshot], lang: str = "en") -> go.Figure:
     figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
     figure.update_yaxes(rangemode="tozero", dtick=1)
     return figure
+
+
+#: More dotted cadence lines than this are thinned to every k-th save (the chart stays legible
+#: and fast: 500 expected saves once took minutes as one ``add_hline`` each).
+MAX_CADENCE_LINES = 20
+
+
+def cadence_lines(interval: int, top: int) -> list[dict]:
+    """Dotted lines at the steps where a checkpoint is expected, at most MAX_CADENCE_LINES."""
+    stride = interval * max(1, -(-top // interval // MAX_CADENCE_LINES))
+    line = dict(dash="dot", width=1, color="#7f7f7f")
+    return [
+        dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=step, y1=step, line=line)
+        for step in range(stride, top + 1, stride)
+    ]
 
 
 def checkpoint_figure(
@@ -111,8 +125,7 @@ def checkpoint_figure(
             max([progress.max_steps or 0, progress.last_step or 0] + [s for _, s in points])
             or interval
         )
-        for step in range(interval, top + 1, interval):
-            figure.add_hline(y=step, line=dict(dash="dot", width=1, color="#7f7f7f"))
+        figure.update_layout(shapes=cadence_lines(interval, top))
         figure.add_annotation(
             text=Text("expected every {interval} steps", interval=interval).render(lang),
             xref="paper",

@@ -128,8 +128,24 @@ def inventory_from_dict(data: Any, source: str = "") -> Inventory:
     classes = data.get("storageClasses") or []
     if not isinstance(classes, list):
         raise InventoryError(Text("storageClasses: storageClasses must be a list."))
-    names_of_classes = tuple(str(c["name"] if isinstance(c, Mapping) else c) for c in classes)
+    names_of_classes = tuple(
+        _storage_class(entry, f"storageClasses[{i}]") for i, entry in enumerate(classes)
+    )
     return Inventory(tuple(nodes), names_of_classes, source)
+
+
+def _storage_class(entry: Any, path: str) -> str:
+    name = entry.get("name") if isinstance(entry, Mapping) else entry
+    if not name:
+        raise InventoryError(Text("{path}: a storage class needs a name.", path=path))
+    return str(name)
+
+
+def _count(value: Any) -> int:
+    """A whole number >= 0: an integer or a Kubernetes quantity string such as "8"."""
+    if isinstance(value, bool) or not isinstance(value, int | str) or int(value) < 0:
+        raise ValueError(value)
+    return int(value)
 
 
 def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
@@ -154,9 +170,9 @@ def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
             )
         )
     try:
-        gpus = int(allocatable.get(GPU_RESOURCE, 0))
+        gpus = _count(allocatable.get(GPU_RESOURCE, 0))
         devices = {
-            str(k): int(v) for k, v in allocatable.items() if str(k).startswith(DEVICE_PREFIX)
+            str(k): _count(v) for k, v in allocatable.items() if str(k).startswith(DEVICE_PREFIX)
         }
     except (TypeError, ValueError):
         raise InventoryError(

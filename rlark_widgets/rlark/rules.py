@@ -80,10 +80,17 @@ class RuleContext:
         return f"spec.tasks[{index}]" + (f".{field_path}" if field_path else "")
 
     def roles_by_rank(self) -> Iterator[tuple[int, int, Role]]:
-        """(RLINF_NODE_RANK, role index, role) in role order x worker index."""
+        """(RLINF_NODE_RANK, role index, role) in role order x worker index.
+
+        Stops one rank past the config's nodes: the rules compare Workers with those nodes, and
+        a typo such as 10**12 replicas must not loop over every Worker.
+        """
+        last = len(self.needs) if self.needs is not None else None
         rank = 0
         for index, role in enumerate(self.job.roles):
             for _ in range(role.replicas):
+                if last is not None and rank > last:
+                    return
                 yield rank, index, role
                 rank += 1
 

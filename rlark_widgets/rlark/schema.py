@@ -45,6 +45,15 @@ def _path(parts) -> str:
     return out
 
 
+def wrongly_typed(manifest: Any) -> list[str]:
+    """Fields whose value has the wrong type (a list where a name goes): no Job can be read."""
+    return [
+        _path(error.absolute_path) or "(document)"
+        for error in _validator().iter_errors(manifest)
+        if error.validator == "type"
+    ]
+
+
 def schema_findings(manifest: Any) -> list[Finding]:
     """One SCHEMA finding per violation, pointing at the Job field (``spec.tasks[1].replicas``)."""
     findings = []

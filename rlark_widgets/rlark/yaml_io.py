@@ -9,6 +9,7 @@ import yaml
 from ..i18n import Text, render
 from ..safe_yaml import YamlAliasError, safe_load
 from .job import Job
+from .schema import wrongly_typed
 
 
 class JobYamlError(ValueError):
@@ -74,11 +75,22 @@ def _syntax_error(problem: str, mark: yaml.Mark | None) -> Text:
 
 
 def parse_job_yaml(text: str) -> Job:
-    """Read Job YAML back into a Job (validate it against the schema first for field errors)."""
+    """Read Job YAML back into a Job (the schema's findings say what else is wrong with it).
+
+    A value of the wrong type is refused here: the rules read a Job's fields as their types.
+    """
     manifest = load_manifest(text)
+    wrong = wrongly_typed(manifest)
+    if wrong:
+        raise JobYamlError(
+            Text(
+                "The Job YAML has a value of the wrong type at {path}; check it against the CRD.",
+                path=wrong[0],
+            )
+        )
     try:
         return Job.from_manifest(manifest)
-    except (KeyError, TypeError, ValueError, StopIteration) as exc:
+    except (KeyError, TypeError, ValueError, StopIteration, AttributeError, OverflowError) as exc:
         raise JobYamlError(
             Text(
                 "The Job YAML does not have the Job shape ({detail}); check it against the CRD.",

@@ -18,6 +18,9 @@ from .hardware import ROBOT_FIELDS, RobotConfig
 from .ranks import RankRangeError, RankSyntaxError, format_ranks, parse_rank_config
 
 RESERVED_LABELS = ("cluster", "node")
+#: Kubernetes supports clusters of up to 5,000 nodes; a larger num_nodes is a typo, and
+#: planning it would build per-node tables of that size.
+MAX_NODES = 10_000
 CLUSTER_FIELDS = ("num_nodes", "component_placement", "node_groups")
 NODE_GROUP_FIELDS = (
     "label",
@@ -187,6 +190,16 @@ def parse_cluster(cluster: object, path: str = "cluster") -> ClusterSpec:
             ),
             f"{path}.num_nodes",
             Text("Write num_nodes as an unquoted whole number such as 1 or 2."),
+        )
+    if num_nodes > MAX_NODES:
+        raise _fail(
+            Text(
+                "'num_nodes' is {value}: more Ray nodes than any cluster has (at most {limit}).",
+                value=num_nodes,
+                limit=f"{MAX_NODES:,}",
+            ),
+            f"{path}.num_nodes",
+            Text("Write the number of Ray nodes the job runs on, such as 1 or 2."),
         )
     node_groups = _parse_node_groups(cluster.get("node_groups"), num_nodes, f"{path}.node_groups")
     placements = _parse_placements(cluster["component_placement"], f"{path}.component_placement")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import Text
-from .errors import RLinfCheckError
+from .errors import PlacementError, RLinfCheckError
 from .strategies import ProcessPlacement, StrategyError, packed_placement
 from .topology import Topology
 
@@ -40,26 +40,46 @@ class ParallelSizes:
 
     @classmethod
     def from_config(cls, get: ConfigLookup) -> ParallelSizes:
-        actor_tp = int(get("actor.model.tensor_model_parallel_size", 1) or 1)
-        critic_tp = int(get("critic.model.tensor_model_parallel_size", 1) or 1)
+        actor_tp = _size(get, "actor.model.tensor_model_parallel_size")
+        critic_tp = _size(get, "critic.model.tensor_model_parallel_size")
         if get("inference", None) is not None:
-            inference_tp = int(get("inference.model.tensor_model_parallel_size", 1) or 1)
+            inference_tp = _size(get, "inference.model.tensor_model_parallel_size")
         elif get("actor_inference", None) is not None:
-            inference_tp = int(get("actor_inference.model.tensor_model_parallel_size", 1) or 1)
+            inference_tp = _size(get, "actor_inference.model.tensor_model_parallel_size")
         else:
             inference_tp = actor_tp
         return cls(
             actor_tp=actor_tp,
-            rollout_tp=int(get("rollout.tensor_parallel_size", 1) or 1),
-            rollout_pp=int(get("rollout.pipeline_parallel_size", 1) or 1),
+            rollout_tp=_size(get, "rollout.tensor_parallel_size"),
+            rollout_pp=_size(get, "rollout.pipeline_parallel_size"),
             inference_tp=inference_tp,
-            critic_inference_tp=int(
-                get("critic_inference.model.tensor_model_parallel_size", critic_tp) or 1
+            critic_inference_tp=_size(
+                get, "critic_inference.model.tensor_model_parallel_size", critic_tp
             ),
             recompute_logprobs=bool(get("algorithm.recompute_logprobs", False)),
             auto_scheduler=bool(get("cluster.auto_scheduler", False)),
             use_pre_process_policy=bool(get("cluster.use_pre_process_policy", False)),
         )
+
+
+def _size(get: ConfigLookup, path: str, default: int = 1) -> int:
+    """A parallel size (unset or 0 means 1); a value that is no size is the config's error."""
+    value = get(path, default) or 1
+    try:
+        size = int(value)
+    except (TypeError, ValueError, OverflowError):
+        size = 0
+    if size < 1 or isinstance(value, bool) or (isinstance(value, float) and size != value):
+        raise PlacementError(
+            Text(
+                "{path} is {value}, but a parallel size is a whole number of at least 1.",
+                path=path,
+                value=value,
+            ),
+            path,
+            Text("Set {path} to the model's parallel size, such as 1, 2 or 4.", path=path),
+        )
+    return size
 
 
 def _continuous(name: str, gpus: list[int] | None) -> None:

@@ -16,6 +16,11 @@ class RankRangeError(RLinfCheckError, ValueError):
     """A rank lies outside the available ranks or a range runs backwards (RLinf asserts)."""
 
 
+#: More ranks than any cluster has. RLinf sets no limit, but building the list for a typo such
+#: as ``0:0-10000000000`` would take all memory, so it is refused before the list is built.
+MAX_RANKS = 1_000_000
+
+
 def format_ranks(ranks: Sequence[int], limit: int = 16) -> str:
     """Render a rank list like Python does, eliding the middle of long lists."""
     if len(ranks) <= limit:
@@ -73,9 +78,23 @@ def parse_rank_config(
             _check_within(start, True, text, bounds_of, rank_type)
             _check_within(end, False, text, bounds_of, rank_type)
         spans.append(range(start, end + 1))
+    _check_size(spans, text, rank_type)
     if len(spans) == 1:  # the common case, kept cheap for 100k-process placements
         return list(spans[0])
     return sorted({rank for span in spans for rank in span})
+
+
+def _check_size(spans: list[range], text: str, rank_type: str | None) -> None:
+    if sum(span.stop - span.start for span in spans) > MAX_RANKS:
+        raise RankRangeError(
+            Text(
+                "Rank config {text} for {rank_type} names more than {limit} ranks; "
+                "no cluster has that many.",
+                text=text,
+                rank_type=rank_type,
+                limit=f"{MAX_RANKS:,}",
+            )
+        )
 
 
 def _check_within(

@@ -29,9 +29,8 @@ from typing import Any
 
 import yaml
 
-from .backends.base import Listing
 from .backends.kube_workers import RANK_LABEL
-from .i18n import Text
+from .i18n import Listing, Text
 
 TAG = "[rehearsal]"
 #: Placement actors alive at once (each is a Ray worker process of ~0.1 GiB).

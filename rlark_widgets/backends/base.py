@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,23 +30,6 @@ def blocking(findings: list[Finding], backend: str) -> list[Finding]:
 def default_workspace() -> Path:
     """Where local rehearsals run: $RLARK_WORKSPACE, else ~/.rlark-widgets/runs."""
     return Path(os.environ.get("RLARK_WORKSPACE") or Path.home() / ".rlark-widgets" / "runs")
-
-
-class Listing(Text):
-    """Messages shown as one list (node reasons, wrong ranks), each in the reader's language."""
-
-    __slots__ = ()
-    #: Chinese punctuation for the English separators.
-    ZH_SEPARATORS = {"; ": "；", ", ": "，"}
-
-    def __init__(self, items: Iterable[Text | str], sep: str = "; ") -> None:
-        super().__init__(sep, items=tuple(items))  # the separator stands in for a template
-
-    def render(self, lang: str = "en") -> str:
-        sep = (
-            self.ZH_SEPARATORS.get(self.template, self.template) if lang == "zh" else self.template
-        )
-        return sep.join(render(item, lang) for item in self.params["items"])
 
 
 class BackendError(Exception):

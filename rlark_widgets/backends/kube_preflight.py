@@ -13,10 +13,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..findings import Finding, Severity
-from ..i18n import Text
+from ..i18n import Listing, Text
 from ..rlark.inventory import GPU_RESOURCE, Inventory, NodeInfo
 from ..rlark.job import API_VERSION, Job, Role
-from .base import Listing
 from .kube_api import GROUP, JOBS, VERSION, Action, KubeApi, KubeApiError, with_server_words
 from .kube_inventory import node_selection
 

@@ -183,15 +183,13 @@ def run_submit(args: argparse.Namespace) -> int:
     except BackendError as exc:
         return _fail(exc, lang)
     _say(
-        Text("Submitted: {name}. {message}", name=result.name, message=result.message)
+        Text("Submitted: {name}. {message}", name=result.name, message=result.text)
         if result.created
-        else Text(
-            "Not submitted again: {name}. {message}", name=result.name, message=result.message
-        ),
+        else Text("Not submitted again: {name}. {message}", name=result.name, message=result.text),
         lang,
     )
     if result.where:
-        _say(Text("Where: {where}", where=result.where), lang)
+        _say(Text("Where: {where}", where=result.where_text), lang)
     flags = f"--backend {backend.name}" + (
         f" --workspace {args.workspace}" if backend.name == "local" else ""
     )

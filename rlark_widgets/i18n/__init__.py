@@ -56,6 +56,23 @@ class Text:
         return hash((self.template, str(self)))
 
 
+class Listing(Text):
+    """Messages shown as one list (node reasons, preflight errors), each in the reader's language."""
+
+    __slots__ = ()
+    #: Chinese punctuation for the English separators.
+    ZH_SEPARATORS = {"; ": "；", ", ": "，"}
+
+    def __init__(self, items: Iterable[Text | str], sep: str = "; ") -> None:
+        super().__init__(sep, items=tuple(items))  # the separator stands in for a template
+
+    def render(self, lang: str = "en") -> str:
+        sep = (
+            self.ZH_SEPARATORS.get(self.template, self.template) if lang == "zh" else self.template
+        )
+        return sep.join(render(item, lang) for item in self.params["items"])
+
+
 def render(value: object, lang: str = "en") -> str:
     """Any message-like value as text: :class:`Text` in ``lang``, anything else by ``str``."""
     return value.render(lang) if isinstance(value, Text) else str(value)

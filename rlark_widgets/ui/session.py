@@ -24,7 +24,7 @@ from traitlets import Bool, Dict, Enum, HasTraits, Int, List, Unicode, default
 from ..backends.base import BackendError, blocking, default_workspace
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
-from ..i18n import LANGUAGES, Text, default_language, normalize_language, render
+from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.history import extend
 from ..rlark.build import JobSettings, build_job
@@ -47,17 +47,6 @@ SUBMITTING = Text("Submitting…")
 
 def finding_key(finding: Finding) -> str:
     return f"{finding.rule_id}@{finding.path}"
-
-
-class Listed(Text):
-    """Messages shown as one list ("a; b"), each in the reader's language (nothing to translate)."""
-
-    def __init__(self, items: list[Text | str]) -> None:
-        super().__init__("{items}", items="")
-        self.items = items
-
-    def render(self, lang: str = "en") -> str:
-        return ("；" if lang == "zh" else "; ").join(render(item, lang) for item in self.items)
 
 
 def _problem(exc: Exception) -> tuple[Text | str, Text | str]:
@@ -448,7 +437,7 @@ class Session(HasTraits):
                     raise BackendError(
                         Text(
                             "Preflight failed: {problems}",
-                            problems=Listed([f.text for f in problems]),
+                            problems=Listing(f.text for f in problems),
                         ),
                         problems[0].fix_text,
                     )
@@ -460,12 +449,12 @@ class Session(HasTraits):
                 self.history = []
                 self._say(
                     "status",
-                    Text("Submitted: {name}. {message}", name=result.name, message=result.message)
+                    Text("Submitted: {name}. {message}", name=result.name, message=result.text)
                     if result.created
                     else Text(
                         "Already submitted: {name}. {message}",
                         name=result.name,
-                        message=result.message,
+                        message=result.text,
                     ),
                 )
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from rlark_widgets.monitor.history import HISTORY_LIMIT, HistoryPoint, extend
 from rlark_widgets.monitor.snapshot import (
     Checkpoint,
@@ -14,9 +16,19 @@ from rlark_widgets.monitor.snapshot import (
 )
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlinf import expand_placement, inspect_config, load_text, parse_cluster
+from rlark_widgets.ui.figures import FIGURE_WIDTH
 from rlark_widgets.viz.flow import flow_figure
 from rlark_widgets.viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
-from rlark_widgets.viz.topology import DETAIL_LIMIT, node_rows, topology_figure
+from rlark_widgets.viz.palette import (
+    CELL_TEXT,
+    COMPONENT_COLOURS,
+    FALLBACK_COMPONENT_COLOURS,
+    IDLE,
+    NEUTRAL,
+    ROLE_COLOURS,
+    STATE_COLOURS,
+)
+from rlark_widgets.viz.topology import DETAIL_LIMIT, LINE_HEIGHT, node_rows, topology_figure
 
 FRANKA = """
 cluster:
@@ -254,3 +266,111 @@ def test_monitor_charts_in_chinese() -> None:
     assert annotations == {"预期每 2 步保存一次", "最大步数"}
     for figure in (members, status, checkpoints):
         assert_rendered(figure)
+
+
+# --- 32 nodes x 8 GPUs: room for every label (issue #6) -------------------------------------------
+# Estimates in font sizes, on the safe side for the app's sans-serif font: a Latin glyph is at
+# most 0.6 em wide on average, a CJK glyph 1 em; Plotly spaces lines at 1.3 em and makes titles
+# 1.4 x the layout font. tests/test_app_browser.py measures the real boxes in Chromium.
+LATIN_EM, CJK_EM, TITLE_SCALE = 0.6, 1.0, 1.4
+LEGEND_ENTRY_PX = 40  # a legend entry's symbol and gaps besides its text
+LEGEND_PAD_PX = 10  # Plotly's legend padding, above and below
+
+
+def text_px(text: str, size: float) -> float:
+    """Widest line of a Plotly text (``<br>`` lines), in pixels."""
+    return max(
+        sum((CJK_EM if CJK.match(ch) else LATIN_EM) * size for ch in line)
+        for line in text.split("<br>")
+    )
+
+
+def full_cluster(nodes: int):
+    """Every GPU of every node runs actor, rollout and env: the tallest cells there are."""
+    placement = {"actor": "all", "rollout": "all", "env": "all"}
+    expansion = expand_placement(
+        parse_cluster({"num_nodes": nodes, "component_placement": placement}), 8
+    )
+    return node_rows(expansion, [("header", 1), ("workers", nodes - 1)])
+
+
+@pytest.mark.parametrize("nodes", [32, DETAIL_LIMIT])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_row_and_column_has_room_for_its_labels(nodes: int, lang: str) -> None:
+    figure = topology_figure(full_cluster(nodes), lang=lang)
+    figure.update_layout(width=FIGURE_WIDTH)  # as the app shows it
+    heatmap, layout = figure.data[0], figure.layout
+    font, cell_font = layout.font.size, heatmap.textfont.size
+    assert (len(heatmap.y), len(heatmap.x)) == (nodes, 8)
+    assert layout.yaxis.dtick == 1 and layout.xaxis.dtick == 1  # no tick label thinned away
+
+    # vertically: each row holds its three-line cells and its tick label
+    row_px = (layout.height - layout.margin.t - layout.margin.b) / nodes
+    lines = max(cell.count("<br>") + 1 for row in heatmap.text for cell in row)
+    assert lines == 3
+    assert lines * cell_font * LINE_HEIGHT <= row_px - heatmap.ygap
+    assert font * LINE_HEIGHT <= row_px
+    # above the grid the title and the GPU labels; below it the role legend, on one line
+    assert (TITLE_SCALE * font + font) * LINE_HEIGHT <= layout.margin.t
+    legend = [t.name for t in figure.data[1:]] + [layout.legend.title.text]
+    assert sum(text_px(n, font) + LEGEND_ENTRY_PX for n in legend) <= layout.width
+    assert font * LINE_HEIGHT + 2 * LEGEND_PAD_PX <= layout.margin.b
+
+    # horizontally: the row labels, then eight columns each wider than its text
+    label_px = max(text_px(y, font) for y in heatmap.y)
+    column_px = (layout.width - layout.margin.l - layout.margin.r - label_px) / 8
+    widest = max(text_px(cell, cell_font) for row in heatmap.text for cell in row)
+    assert widest <= column_px - heatmap.xgap and text_px(heatmap.x[-1], font) <= column_px
+
+
+# --- legibility on JupyterLab's light and dark themes: WCAG contrast ----------------------------
+LIGHT, DARK = "#ffffff", "#111111"  # a light page, JupyterLab dark's page
+NAMED = {"white": "#ffffff"}
+
+
+def luminance(colour: str) -> float:
+    """WCAG relative luminance of a #rrggbb colour (or a named one)."""
+    hex_colour = NAMED.get(colour, colour).lstrip("#")
+
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(hex_colour[i : i + 2], 16)) for i in (0, 2, 4))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_ratios_are_what_wcag_says() -> None:
+    assert round(contrast("#000000", "#ffffff"), 1) == 21.0
+    assert round(contrast("#777777", "#ffffff"), 2) == 4.48  # WebAIM's checker gives 4.48
+
+
+def test_every_palette_colour_stands_out_on_light_and_dark_pages() -> None:
+    """Fills, lines, markers and the fallback text grey: >= 3:1 (graphics, large text) on both."""
+    colours = {
+        *ROLE_COLOURS,
+        *COMPONENT_COLOURS.values(),
+        *FALLBACK_COMPONENT_COLOURS,
+        *STATE_COLOURS.values(),
+        IDLE,
+        NEUTRAL,
+    }
+    weakest = min(min(contrast(c, LIGHT), contrast(c, DARK)) for c in colours)
+    assert weakest >= 3, weakest
+    assert (
+        min(contrast(NEUTRAL, LIGHT), contrast(NEUTRAL, DARK)) >= 4.3
+    )  # as near 4.5 as one grey gets
+
+
+def test_cell_text_reads_on_every_cell_fill() -> None:
+    """The 11 px cell text is small text: >= 4.5:1 on each fill the grid uses."""
+    heatmap = topology_figure(full_cluster(2)).data[0]
+    fills = {colour for _, colour in heatmap.colorscale}
+    assert heatmap.textfont.color == CELL_TEXT and IDLE in fills
+    assert fills <= {IDLE, *ROLE_COLOURS}
+    assert min(contrast(CELL_TEXT, fill) for fill in (IDLE, *ROLE_COLOURS)) >= 4.5

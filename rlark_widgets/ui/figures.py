@@ -18,12 +18,35 @@ from ..monitor.history import HistoryPoint
 from ..monitor.summary import summary_lines
 from ..viz.flow import flow_figure
 from ..viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
+from ..viz.palette import NEUTRAL
 from ..viz.topology import node_rows, topology_figure
 from .html import CSS, banner, esc
 from .labels import Labels
 from .session import Session
 
 FIGURE_WIDTH = 1180  # fits the app's 1280 px column with its padding
+# Figure text (titles, axes, legends, annotations) in the page theme's text colour: one fixed
+# colour cannot read at 4.5:1 on both a white and a #111111 page. Cell text and hover labels
+# keep their own colours (they sit on fills, not on the page).
+THEME_TEXT = (
+    "<style>"
+    + ", ".join(
+        f".rlk-figure {part}"
+        for part in (
+            ".gtitle",
+            ".xtick text",
+            ".ytick text",
+            ".g-xtitle text",
+            ".g-ytitle text",
+            ".legendtext",
+            ".legendtitletext",
+            ".annotation-text",
+            ".cbtitle text",
+            ".node-label",
+        )
+    )
+    + f" {{ fill: var(--jp-ui-font-color1, {NEUTRAL}) !important; }}</style>"
+)
 
 
 def _shape(figure) -> list[str]:
@@ -68,6 +91,7 @@ class LazyFigure:
 
     def __init__(self) -> None:
         self.box = w.VBox()
+        self.box.add_class("rlk-figure")
         self.widget = None
 
     def show(self, figure) -> None:
@@ -79,7 +103,7 @@ class LazyFigure:
                 self.widget.update_layout(figure.layout.to_plotly_json(), overwrite=True)
             return
         self.widget = _figure_widget(figure)
-        self.box.children = [self.widget]
+        self.box.children = [w.HTML(THEME_TEXT), self.widget]
 
 
 def topology_rows(session: Session):

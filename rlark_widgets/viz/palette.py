@@ -1,41 +1,51 @@
 """One palette for the whole product: role colours, component colours and states.
 
-Colours are chosen to stay legible on JupyterLab's light and dark themes (mid-luminance hues,
-white cell text) and to be told apart by the common colour-vision deficiencies (Okabe-Ito base).
+Legible on JupyterLab's light and dark themes, by measure (WCAG contrast, tests/test_viz.py):
+
+- every colour keeps >= 3:1 against a white and a #111111 (JupyterLab dark) page, as graphics
+  need, so no fill disappears into either theme;
+- cell fills (roles, idle) sit in the luminance band where white 11 px cell text keeps >= 4.5:1;
+- hues follow Okabe-Ito, darkened into that band; every row also names its role, so colour is
+  never the only cue.
+
+Figure text uses ``NEUTRAL``, a grey as far from white as from #111111 (4.3:1 on both); in the
+app the page's theme colour replaces it (ui/figures.py), which reads >= 4.5:1 on either theme.
 """
 
 from __future__ import annotations
 
 ROLE_COLOURS = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#CC79A7",
-    "#56B4E9",
-    "#D55E00",
-    "#8C6D31",
-    "#7570B3",
+    "#0072B2",  # blue
+    "#9D6B00",  # ochre (Okabe-Ito orange, darkened)
+    "#007152",  # bluish green
+    "#A0527F",  # reddish purple
+    "#A54700",  # vermillion
+    "#615D95",  # violet
+    "#66661F",  # olive
+    "#00778A",  # teal
 )
+CELL_TEXT = "white"  # on every role colour and IDLE
 COMPONENT_COLOURS = {
-    "actor": "#0072B2",
-    "rollout": "#E69F00",
-    "env": "#009E73",
-    "inference": "#CC79A7",
-    "reward": "#D55E00",
-    "critic": "#56B4E9",
-    "agent": "#7570B3",
+    "actor": ROLE_COLOURS[0],
+    "rollout": ROLE_COLOURS[1],
+    "env": ROLE_COLOURS[2],
+    "inference": ROLE_COLOURS[3],
+    "reward": ROLE_COLOURS[4],
+    "agent": ROLE_COLOURS[5],
+    "critic": ROLE_COLOURS[7],
 }
-FALLBACK_COMPONENT_COLOURS = ("#8C6D31", "#1B9E77", "#E7298A", "#66A61E", "#A6761D")
-IDLE = "rgba(158,158,158,0.45)"
-EMPTY = "rgba(158,158,158,0.15)"
+FALLBACK_COMPONENT_COLOURS = (ROLE_COLOURS[6], "#8C6D31", "#9C4A9C", "#4F7A28", "#A6761D")
+IDLE = "#737373"  # an idle GPU: opaque, so its text reads the same on either theme
+EMPTY = "rgba(158,158,158,0.15)"  # aggregate view, no node uses the slot (no text on it)
+NEUTRAL = "#797979"
 STATE_COLOURS = {
     "Running": "#009E73",
     "ALIVE": "#009E73",
-    "Pending": "#E69F00",
+    "Pending": "#A87200",
     "Succeeded": "#0072B2",
     "Failed": "#D55E00",
     "DEAD": "#D55E00",
-    "Unknown": "#9E9E9E",
+    "Unknown": "#878787",
 }
 FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=12)
 
@@ -54,10 +64,10 @@ def component_colour(name: str, order: list[str] | None = None) -> str:
 
 def transparent_layout(**extra) -> dict:
     """Layout that inherits the page background, so light and dark themes both read well."""
-    return dict(
-        paper_bgcolor="rgba(0,0,0,0)",
-        plot_bgcolor="rgba(0,0,0,0)",
-        font={**FONT, "color": "#7f7f7f"},
-        margin=dict(l=10, r=10, t=40, b=10),
+    return {
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "font": {**FONT, "color": NEUTRAL},
+        "margin": dict(l=10, r=10, t=40, b=10),
         **extra,
-    )
+    }

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from math import ceil
 
 import plotly.graph_objects as go
 
 from ..i18n import Text, render
 from ..rlinf import Expansion
-from .palette import EMPTY, IDLE, STATE_COLOURS, role_colour, transparent_layout
+from .palette import CELL_TEXT, EMPTY, IDLE, STATE_COLOURS, role_colour, transparent_layout
 
 DETAIL_LIMIT = 64  # nodes drawn cell by cell; above this the figure aggregates by role
+# The grid is sized from its content, so no label is squeezed or thinned away (32 x 8 and up to
+# DETAIL_LIMIT rows; tests/test_viz.py measures it, tests/test_app_browser.py in Chromium):
+CELL_FONT = 11  # px, the component names in a cell
+LINE_HEIGHT = 1.3  # Plotly's spacing of <br> lines, in font sizes
+ROW_PADDING = 4  # px above and below a cell's text
+GAP = 3  # px between cells
+TOP_PX = 72  # the title, then the GPU labels above the grid
+BOTTOM_PX = 56  # the role legend below the grid (two lines of entries)
 DEVICE_COLUMN = Text("devices")
 NO_WORKER = Text("(no Worker)")  # the role of a rank no role covers
 
@@ -159,13 +168,13 @@ def topology_figure(
             hovertext=hover,
             texttemplate="%{text}",
             hoverinfo="text",
-            xgap=3,
-            ygap=3,
+            xgap=GAP,
+            ygap=GAP,
             showscale=False,
             colorscale=scale,
             zmin=-1,
             zmax=max([i for i, _ in roles] + [0]),
-            textfont=dict(color="white", size=11),
+            textfont=dict(color=CELL_TEXT, size=CELL_FONT),
         )
     )
     for index, role in roles:  # legend entries: one per role, in the role colour
@@ -181,15 +190,25 @@ def topology_figure(
         )
     _state_markers(figure, rows, lang)
     figure.update_layout(
-        legend=dict(
-            orientation="h", yanchor="bottom", y=-0.02, x=0, title_text=Text("role ").render(lang)
+        **transparent_layout(
+            title=title,
+            height=TOP_PX + BOTTOM_PX + len(rows) * row_height(text),
+            margin=dict(l=10, r=10, t=TOP_PX, b=BOTTOM_PX),
+            legend=dict(
+                orientation="h", yanchor="top", y=0, x=0, title_text=Text("role ").render(lang)
+            ),
         )
     )
-    height = 90 + 46 * len(rows)
-    figure.update_layout(**transparent_layout(title=title, height=min(max(height, 220), 1600)))
-    figure.update_yaxes(autorange="reversed", showgrid=False)
-    figure.update_xaxes(side="top", showgrid=False)
+    # every row and column keeps its label: Plotly would thin category ticks it finds crowded
+    figure.update_yaxes(autorange="reversed", showgrid=False, dtick=1)
+    figure.update_xaxes(side="top", showgrid=False, dtick=1)
     return figure
+
+
+def row_height(text: list[list[str]]) -> int:
+    """Pixels per node row: the tallest cell's lines, padded (two lines at least, to point at)."""
+    lines = max((cell.count("<br>") + 1 for row in text for cell in row if cell), default=1)
+    return ceil(max(lines, 2) * CELL_FONT * LINE_HEIGHT) + 2 * ROW_PADDING + GAP
 
 
 def _discrete_scale(colours: list[str], lowest: int) -> list[list]:

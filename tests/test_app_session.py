@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
+import pytest
+
 from rlark_widgets.findings import Severity
+from rlark_widgets.rlark.job import Mount
 from rlark_widgets.ui.app import App, launch
-from rlark_widgets.ui.session import Session, finding_key
+from rlark_widgets.ui.session import Session, finding_key, format_mounts, parse_mounts
 
 FRANKA_EXAMPLE = "realworld_peginsertion_rlpd_cnn_async_2arms"
 
@@ -103,3 +107,137 @@ def test_app_views_build_over_one_session() -> None:
     assert app.topology.grid.widget is not None
     heatmap = app.topology.grid.widget.data[0]
     assert list(heatmap.y) == ["rank 0 · header", "rank 1 · franka", "rank 2 · franka"]
+
+
+# --- per-role image and mounts (issue #6) -----------------------------------------------------
+OUTPUT = "output storage oss-rlinf /mnt/output"
+
+
+def rule_paths(s: Session, rule_id: str) -> list[str]:
+    return [f.path for f in s.findings if f.rule_id == rule_id]
+
+
+def test_role_mounts_update_the_yaml_and_findings_live() -> None:
+    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    assert format_mounts(s.roles[1].mounts) == OUTPUT  # seeded by the Job step
+    assert rule_paths(s, "JOB-HOSTPATH") == [] and rule_paths(s, "JOB-CHECKPOINT-PERSIST") == []
+
+    assert s.set_role_mounts(
+        1, f"{OUTPUT}\n\n# robot data\ndata hostPath /data/franka /mnt/data ro"
+    )
+    assert [m.name for m in s.roles[1].mounts] == ["output", "data"]
+    assert "path: /data/franka" in s.job_yaml and "readOnly: true" in s.job_yaml
+    assert rule_paths(s, "JOB-HOSTPATH") == ["spec.tasks[1].template.spec.volumes[1].hostPath.path"]
+
+    assert s.set_role_mounts(0, f"{OUTPUT}\nbucket storage s3://my-bucket /mnt/bucket")
+    assert rule_paths(s, "JOB-STORAGE-SOURCE") == [
+        "spec.tasks[0].template.spec.containers[0].volumeMounts[1]"
+    ]
+    assert s.set_role_mounts(1, "data hostPath /data/franka /mnt/data")  # output removed
+    persist = next(f for f in s.findings if f.rule_id == "JOB-CHECKPOINT-PERSIST")
+    assert "role(s) franka:" in str(persist.text)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("data hostpth /data/x /mnt/data", "the kind 'hostpth' is neither storage nor hostPath"),
+        (
+            "data hostPath /data/x",
+            "expected NAME KIND SOURCE MOUNT_PATH and optionally ro, found 3 word(s)",
+        ),
+        ("Data hostPath /data/x /mnt/data", "'Data' is not a volume name"),
+        ("output hostPath /data/x /mnt/data", "the name 'output' is used by an earlier line"),
+        (
+            "data hostPath /data/x /mnt/data readonly",
+            "the last word 'readonly' is neither ro nor rw",
+        ),
+        ("data hostPath '/data/x /mnt/data", "a quote is not closed"),
+        ("output storage other-class /mnt/output", "the name 'output' is used by an earlier line"),
+    ],
+)
+def test_a_bad_mounts_line_names_the_role_and_line(line: str, problem: str) -> None:
+    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    before, typed = s.job_yaml, f"{OUTPUT}\n{line}"
+    assert not s.set_role_mounts(1, typed)
+    assert s.error.startswith(f"Mounts: role 'franka', line 2 ({line}): {problem}"), s.error
+    assert "Fix: One mount per line" in s.error and "Traceback" not in s.error
+    assert s.job_yaml == before and s.mount_drafts["franka"][0] == typed
+
+
+def test_one_storage_name_has_one_storage_class() -> None:
+    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    assert not s.set_role_mounts(1, "output storage other-class /mnt/output")
+    assert "'output' is StorageClass oss-rlinf in role 'header'" in s.error
+
+
+def test_typed_mounts_survive_errors_re_renders_renames_and_the_language() -> None:
+    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    app = App(s)
+    roles = app.steps[3]
+
+    def editor(index: int):
+        return roles.rows.children[index].children[-1].children  # (text area, note)
+
+    def note(index: int) -> str:
+        return html.unescape(editor(index)[1].value)
+
+    typed = f"{OUTPUT}\ndata hostpth /data/x /mnt/data"
+    editor(1)[0].value = typed  # what a user types (applied when the text area loses focus)
+    assert "line 2" in s.error and "Not applied: role 'franka', line 2" in note(1)
+    s.update_role(0, gpus=2)  # another edit re-renders every row
+    assert s.error == "" and editor(1)[0].value == typed and "Not applied" in note(1)
+    s.update_role(1, name="arms")  # the draft follows its role
+    assert editor(1)[0].value == typed
+    s.set_language("zh")
+    assert "未应用：角色“franka”第 2 行" in note(1)
+    s.set_language("en")
+
+    editor(1)[0].value = typed.replace("hostpth", "hostPath")
+    assert s.mount_drafts == {} and editor(1)[1].value == ""
+    assert [m.kind for m in s.roles[1].mounts] == ["storage", "hostPath"]
+    assert s.roles[1].name == "arms" and s.roles[0].gpus == 2
+
+
+def test_job_step_output_mount_is_set_on_every_role_and_keeps_role_edits() -> None:
+    s = session()
+    assert all(r.mounts == [] for r in s.roles)
+    s.update_role(1, gpus=1)
+    assert s.set_role_mounts(1, "data hostPath /data/franka /mnt/data ro")
+    s.set_job_field("storage_class", "oss-rlinf")  # no output path yet: nothing to mount
+    assert [len(r.mounts) for r in s.roles] == [0, 1]
+    s.set_job_field("output_dir", "/mnt/output")
+    assert format_mounts(s.roles[0].mounts) == OUTPUT
+    assert format_mounts(s.roles[1].mounts) == f"{OUTPUT}\ndata hostPath /data/franka /mnt/data ro"
+    assert s.roles[1].gpus == 1  # the role edits stay (no re-plan)
+    assert "runner.logger.log_path=/mnt/output/" in s.job.run_script
+
+    s.set_job_field("output_dir", "/mnt/results")
+    assert [m.mount_path for m in s.roles[1].mounts] == ["/mnt/results", "/mnt/data"]
+    assert "runner.logger.log_path=/mnt/results/" in s.job.run_script
+    assert rule_paths(s, "JOB-CHECKPOINT-PERSIST") == []
+    s.add_role()
+    assert format_mounts(s.roles[2].mounts) == "output storage oss-rlinf /mnt/results"
+    s.set_job_field("storage_class", "")  # cleared: the output mount leaves every role
+    assert [[m.name for m in r.mounts] for r in s.roles] == [[], ["data"], []]
+
+
+def test_each_role_has_its_own_image() -> None:
+    s = session()
+    app = App(s)
+    image = app.steps[3].rows.children[1].children[2]
+    assert image.value == "registry.example.com/rlinf:v0.3.0"
+    image.value = "registry.example.com/franka-bridge:1.2"
+    assert "image: registry.example.com/franka-bridge:1.2" in s.job_yaml
+    s.set_job_field("image", "registry.example.com/rlinf:v0.3.1")  # the Job step's image
+    assert [r.image for r in s.roles] == [
+        "registry.example.com/rlinf:v0.3.1",
+        "registry.example.com/franka-bridge:1.2",  # the role's own image stays
+    ]
+
+
+def test_mount_lines_round_trip() -> None:
+    mounts = parse_mounts("a storage oss /mnt/a\nb hostPath '/data/with space' /mnt/b ro", "r")
+    assert mounts[1] == Mount("b", "hostPath", "/data/with space", "/mnt/b", read_only=True)
+    assert parse_mounts(format_mounts(mounts), "r") == mounts
+    assert parse_mounts("b HOSTPATH /x /y rw", "r") == [Mount("b", "hostPath", "/x", "/y")]

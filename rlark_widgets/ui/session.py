@@ -11,9 +11,11 @@ language toggle re-renders them too.
 from __future__ import annotations
 
 import logging
+import re
+import shlex
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -41,12 +43,110 @@ log = logging.getLogger(__name__)
 
 
 ENDED = ("Succeeded", "Failed", "Stopped")
-ROLE, JOB = Text("Role"), Text("Job")  # what failed, in the error banner
+ROLE, JOB, MOUNTS = Text("Role"), Text("Job"), Text("Mounts")  # what failed, in the error banner
 SUBMITTING = Text("Submitting…")
+OUTPUT_MOUNT = "output"  # the mount the Job step's StorageClass and Output mount define
+VOLUME_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")  # a Kubernetes volume name
+MOUNT_KINDS = {"storage": "storage", "hostpath": "hostPath"}
+MOUNTS_FIX = Text(
+    "One mount per line: NAME storage STORAGECLASS /container/path, or NAME hostPath "
+    "/node/dir /container/path; add ro for read-only."
+)
 
 
 def finding_key(finding: Finding) -> str:
     return f"{finding.rule_id}@{finding.path}"
+
+
+class MountsError(ValueError):
+    """A line of a role's mounts that cannot be read: the role, the line, why, and the format."""
+
+    def __init__(self, role: str, number: int, line: str, problem: Text) -> None:
+        self.text = Text(
+            "role '{role}', line {number} ({line}): {problem}",
+            role=role,
+            number=number,
+            line=line.strip(),
+            problem=problem,
+        )
+        self.fix_text = MOUNTS_FIX
+        super().__init__(str(self.text))
+
+
+def format_mounts(mounts: list[Mount]) -> str:
+    """A role's mounts as the editor shows them, one ``NAME KIND SOURCE PATH [ro]`` per line."""
+    return "\n".join(
+        shlex.join([m.name, m.kind, m.source, m.mount_path, *(["ro"] if m.read_only else [])])
+        for m in mounts
+    )
+
+
+def parse_mounts(
+    text: str, role: str, storage: Mapping[str, tuple[str, str]] | None = None
+) -> list[Mount]:
+    """The inverse of :func:`format_mounts`; blank lines and ``#`` comments are skipped.
+
+    Only the shape is checked here. What a mount means (absolute paths, a StorageClass and not a
+    bucket, checkpoints on it) is for the rule catalogue, whose findings the Job step shows.
+    ``storage``: StorageClass and role of other roles' storage mounts by name, since the Job's
+    ``spec.storage`` has one StorageClass per name.
+    """
+    mounts: list[Mount] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            raise MountsError(role, number, line, Text("a quote is not closed")) from None
+        if words:
+            mount = _mount(words, mounts, storage or {})
+            if isinstance(mount, Text):
+                raise MountsError(role, number, line, mount)
+            mounts.append(mount)
+    return mounts
+
+
+def _mount(
+    words: list[str], earlier: list[Mount], storage: Mapping[str, tuple[str, str]]
+) -> Mount | Text:
+    """One line's mount, or what is wrong with it."""
+    if len(words) not in (4, 5):
+        return Text(
+            "expected NAME KIND SOURCE MOUNT_PATH and optionally ro, found {count} word(s)",
+            count=len(words),
+        )
+    name, kind, source, path, *mode = words
+    if not VOLUME_NAME.fullmatch(name):
+        return Text(
+            "'{name}' is not a volume name (lower-case letters, digits and '-', at most 63)",
+            name=name,
+        )
+    if any(m.name == name for m in earlier):
+        return Text("the name '{name}' is used by an earlier line", name=name)
+    if kind.lower() not in MOUNT_KINDS:
+        return Text("the kind '{kind}' is neither storage nor hostPath", kind=kind)
+    if mode and mode[0] not in ("ro", "rw"):
+        return Text("the last word '{word}' is neither ro nor rw", word=mode[0])
+    kind = MOUNT_KINDS[kind.lower()]
+    other_class, other_role = storage.get(name, (source, ""))
+    if kind == "storage" and other_class != source:
+        return Text(
+            "'{name}' is StorageClass {other} in role '{role}': one storage name has one "
+            "StorageClass in the Job",
+            name=name,
+            other=other_class,
+            role=other_role,
+        )
+    return Mount(name, kind, source, path, read_only=mode == ["ro"])
+
+
+def reseed(mounts: list[Mount], old: list[Mount], new: list[Mount]) -> list[Mount]:
+    """One role's mounts after the Job step's mounts (``output``) change from ``old`` to ``new``.
+
+    The Job step owns the mounts it seeds: every role gets them as it now says (one storage
+    name has one StorageClass in the Job). The role's other mounts stay as edited.
+    """
+    seeded = {m.name for m in [*old, *new]}
+    return [*(replace(m) for m in new), *(m for m in mounts if m.name not in seeded)]
 
 
 def _problem(exc: Exception) -> tuple[Text | str, Text | str]:
@@ -83,6 +183,7 @@ class Session(HasTraits):
     plan = AnyTrait(None)
     inventory = AnyTrait(None)
     roles = List()  # list[Role], edited in the Roles step
+    mount_drafts = Dict()  # role name -> (typed mounts text, why it was not applied)
     job = AnyTrait(None)
     job_yaml = Unicode("")
     findings = List()
@@ -241,12 +342,13 @@ class Session(HasTraits):
         )
         self.report, self.plan = report, plan
         self.roles = list(build_job(plan, self._settings()).roles) if plan.ok else []
+        self.mount_drafts = {}
         self._rebuild()
 
     def _settings(self) -> JobSettings:
         f = self.job_fields
         mounts = (
-            [Mount("output", "storage", f["storage_class"], f["output_dir"])]
+            [Mount(OUTPUT_MOUNT, "storage", f["storage_class"], f["output_dir"])]
             if f.get("storage_class") and f.get("output_dir")
             else []
         )
@@ -266,25 +368,60 @@ class Session(HasTraits):
 
     # --- roles ---------------------------------------------------------------------------------------
     def update_role(self, index: int, **changes: Any) -> bool:
-        def action() -> None:
-            roles = list(self.roles)
-            roles[index] = replace(self._role_at(index), **changes)
-            self.roles = roles
-            self._rebuild()
+        return self._guard(lambda: self._replace_role(index, **changes), ROLE)
 
-        return self._guard(action, ROLE)
+    def _replace_role(self, index: int, **changes: Any) -> None:
+        roles = list(self.roles)
+        old = self._role_at(index)
+        roles[index] = replace(old, **changes)
+        if old.name in self.mount_drafts and roles[index].name != old.name:
+            drafts = dict(self.mount_drafts)  # the unapplied text follows the role
+            drafts[roles[index].name] = drafts.pop(old.name)
+            self.mount_drafts = drafts
+        self.roles = roles
+        self._rebuild()
+
+    def set_role_mounts(self, index: int, text: str) -> bool:
+        """The role's mounts from the editor (see :func:`parse_mounts`).
+
+        A line that cannot be read applies nothing: the error names the role and the line, and
+        the typed text stays in ``mount_drafts`` (the editor shows it) until it reads.
+        """
+
+        def action() -> None:
+            role = self._role_at(index)
+            storage = {
+                m.name: (m.source, other.name)
+                for other in self.roles
+                if other is not role
+                for m in other.mounts
+                if m.kind == "storage"
+            }
+            drafts = {k: v for k, v in self.mount_drafts.items() if k != role.name}
+            try:
+                mounts = parse_mounts(text, role.name, storage)
+            except MountsError as exc:
+                self.mount_drafts = {**drafts, role.name: (text, exc.text)}
+                raise
+            self.mount_drafts = drafts
+            self._replace_role(index, mounts=mounts)
+
+        return self._guard(action, MOUNTS)
 
     def add_role(self) -> bool:
+        """A new last role: one Worker with the first role's image and the Job-level mounts."""
         image = self.roles[0].image if self.roles else ""
         taken = {r.name.lower() for r in self.roles}
         name = next(f"role-{i}" for i in range(1, 100) if f"role-{i}" not in taken)
-        self.roles = [*self.roles, Role(name=name, replicas=1, image=image)]
+        mounts = [replace(m) for m in self._settings().mounts]
+        self.roles = [*self.roles, Role(name=name, replicas=1, image=image, mounts=mounts)]
         return self._guard(self._rebuild, ROLE)
 
     def remove_role(self, index: int) -> bool:
         def action() -> None:
-            self._role_at(index)
+            name = self._role_at(index).name
             self.roles = [r for i, r in enumerate(self.roles) if i != index]
+            self.mount_drafts = {k: v for k, v in self.mount_drafts.items() if k != name}
             self._rebuild()
 
         return self._guard(action, ROLE)
@@ -321,12 +458,19 @@ class Session(HasTraits):
 
     # --- job ------------------------------------------------------------------------------------------
     def set_job_field(self, name: str, value: Any) -> bool:
+        """A Job form field. The image seeds every role still on the previous one (a role's own
+        image stays); the output mount is set on every role (see :func:`reseed`)."""
+        before = self._settings()
         self.job_fields = {**self.job_fields, name: value}
-        if name in ("image", "prepare_script"):
-            key = "image" if name == "image" else "prepare_script"
-            self.roles = [replace(r, **{key: value}) for r in self.roles]
-        if name in ("storage_class", "output_dir"):
-            return self._guard(self._plan, JOB)  # mounts and the run script's output path change
+        if name == "image":
+            self.roles = [
+                replace(r, image=value) if r.image == before.image else r for r in self.roles
+            ]
+        elif name == "prepare_script":
+            self.roles = [replace(r, prepare_script=value) for r in self.roles]
+        elif name in ("storage_class", "output_dir"):
+            seeds = before.mounts, self._settings().mounts
+            self.roles = [replace(r, mounts=reseed(r.mounts, *seeds)) for r in self.roles]
         return self._guard(self._rebuild, JOB)
 
     def _rebuild(self) -> None:

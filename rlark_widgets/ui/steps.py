@@ -27,9 +27,13 @@ from .html import (
     yaml_html,
 )
 from .labels import Labels, Message
-from .session import Session, finding_key
+from .session import Session, finding_key, format_mounts
 
 WIDE = w.Layout(width="420px")
+MOUNTS_HELP = Text(
+    "NAME storage STORAGECLASS /path, or NAME hostPath /node/dir /path; ro: read-only. The "
+    "Job step's StorageClass and Output mount set the mount 'output' on every role."
+)
 STYLE = {"description_width": "150px"}
 ROW_STYLE = {"description_width": "55px"}
 
@@ -300,12 +304,13 @@ class RolesStep:
         t.on(self.template, lambda c: setattr(session, "template", c["new"]) or session.replan())
         replan.on_click(lambda _: session.replan())
         add.on_click(lambda _: session.add_role())
-        session.observe(lambda _: self.render(), ["revision"])
+        session.observe(lambda _: self.render(), ["revision", "mount_drafts"])
         session.observe(lambda _: self.row_labels.apply() or self.render_plan(), ["lang"])
         self.widget = w.VBox(
             [
                 t.heading(Text("Roles")),
                 w.HBox([self.template, replan, add]),
+                t(w.HTML(), value=lambda lang: f"<small>{esc(MOUNTS_HELP.render(lang))}</small>"),
                 self.rows,
                 self.rank_map,
                 self.why,
@@ -375,6 +380,16 @@ class RolesStep:
             ),
             description=Text("prepare"),
         )
+        image = t(
+            w.Text(
+                value=role.image,
+                placeholder="registry.example.com/rlinf:v0.3.0-cuda12.4",
+                layout=w.Layout(width="520px"),
+                style=ROW_STYLE,
+            ),
+            description=Text("image"),
+        )
+        mounts, mounts_note = self._mounts(role)
         up, down, remove = (
             t(w.Button(icon=icon, layout=w.Layout(width="36px")), tooltip=tip)
             for icon, tip in (
@@ -403,22 +418,48 @@ class RolesStep:
         )
         env.observe(lambda c: s.update_role(index, env=pairs(c["new"], "\n")), "value")
         prepare.observe(lambda c: s.update_role(index, prepare_script=c["new"]), "value")
+        image.observe(lambda c: s.update_role(index, image=c["new"].strip()), "value")
+        mounts.observe(lambda c: s.set_role_mounts(index, c["new"]), "value")
         up.on_click(lambda _: s.move_role(index, -1))
         down.on_click(lambda _: s.move_role(index, 1))
         remove.on_click(lambda _: s.remove_role(index))
-        for field in (name, selector, devices, env, prepare):
+        for field in (name, selector, devices, env, prepare, image, mounts):
             field.continuous_update = False
         return w.VBox(
             [
                 w.HBox([name, head, replicas, gpus, up, down, remove]),
                 w.HBox([selector, count]),
+                image,
                 w.HBox([devices, env]),
                 prepare,
+                w.HBox([mounts, mounts_note]),
             ],
             layout=w.Layout(
                 border="1px solid rgba(127,127,127,.35)", padding="6px", margin="4px 0"
             ),
         )
+
+    def _mounts(self, role) -> tuple[w.Textarea, w.HTML]:
+        """A role's mounts, one per line; text that did not read stays, with why beside it."""
+        draft = self.s.mount_drafts.get(role.name)
+        area = self.row_labels(
+            w.Textarea(
+                value=draft[0] if draft else format_mounts(role.mounts),
+                layout=w.Layout(width="520px", height="54px"),
+                style=ROW_STYLE,
+            ),
+            description=Text("mounts"),
+            placeholder=Text("output storage oss-rlinf /mnt/output (one per line)"),
+        )
+        note = self.row_labels(
+            w.HTML(layout=w.Layout(width="340px")),
+            value=lambda lang: (
+                CSS + banner(Text("Not applied: {problem}", problem=draft[1]).render(lang), "bad")
+                if draft
+                else ""
+            ),
+        )
+        return area, note
 
     def render(self) -> None:
         self.row_labels.clear()

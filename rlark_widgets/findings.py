@@ -29,9 +29,16 @@ class Finding:
     rule_id: str
     severity: Severity
     path: str
-    text: Text | str
-    fix_text: Text | str = ""
+    text: Text
+    fix_text: Text | str = ""  # "" when there is nothing to fix (an info that teaches)
     source: str = ""
+
+    def __post_init__(self) -> None:
+        # A plain string would exist in one language only (tests/test_i18n.py checks the rest).
+        if not isinstance(self.text, Text) or not isinstance(self.fix_text, Text | str):
+            raise TypeError(f"{self.rule_id}: a finding's message and fix must be Text")
+        if isinstance(self.fix_text, str) and self.fix_text:
+            raise TypeError(f"{self.rule_id}: a finding's fix must be Text")
 
     @property
     def message(self) -> str:

@@ -11,21 +11,13 @@ from typing import Any
 
 import yaml
 
-from .i18n import Text
+from .i18n import Text, TextError
 
 MAX_ALIASES = 200
 
 
-class YamlAliasError(ValueError):
-    """The document uses more aliases than any real config needs.
-
-    ``str()`` is the English message; ``.text`` keeps it as :class:`Text` for callers that
-    wrap it in their own error, so the reader's language survives the wrapping.
-    """
-
-    def __init__(self, text: Text) -> None:
-        super().__init__(str(text))
-        self.text = text
+class YamlAliasError(TextError, ValueError):
+    """The document uses more aliases than any real config needs."""
 
 
 def check_aliases(text: str, limit: int = MAX_ALIASES) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..findings import Finding, Severity
-from ..i18n import Text, render
+from ..i18n import Text, TextError, render
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
@@ -32,20 +32,8 @@ def default_workspace() -> Path:
     return Path(os.environ.get("RLARK_WORKSPACE") or Path.home() / ".rlark-widgets" / "runs")
 
 
-class BackendError(Exception):
+class BackendError(TextError):
     """A failure a user can act on; ``fix`` says how (no traceback is ever shown for these)."""
-
-    def __init__(self, text: Text | str, fix_text: Text | str = "") -> None:
-        super().__init__(render(text))
-        self.text, self.fix_text = text, fix_text
-
-    @property
-    def message(self) -> str:
-        return render(self.text)
-
-    @property
-    def fix(self) -> str:
-        return render(self.fix_text)
 
 
 @dataclass

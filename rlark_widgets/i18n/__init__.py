@@ -73,6 +73,28 @@ class Listing(Text):
         return sep.join(render(item, lang) for item in self.params["items"])
 
 
+class TextError(Exception):
+    """An error a user can act on, worded as :class:`Text` so any display can pick the language.
+
+    ``str()`` is the English; ``.text`` and ``.fix_text`` keep the messages for the display, or
+    for a caller that wraps this error in its own and quotes it.
+    """
+
+    def __init__(self, text: Text, fix_text: Text | str = "") -> None:
+        if not isinstance(text, Text) or not isinstance(fix_text, Text | str):
+            raise TypeError("an error's message and fix must be Text (one language is not enough)")
+        super().__init__(text.render())
+        self.text, self.fix_text = text, fix_text
+
+    @property
+    def message(self) -> str:
+        return self.text.render()
+
+    @property
+    def fix(self) -> str:
+        return render(self.fix_text)
+
+
 def render(value: object, lang: str = "en") -> str:
     """Any message-like value as text: :class:`Text` in ``lang``, anything else by ``str``."""
     return value.render(lang) if isinstance(value, Text) else str(value)

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from ..i18n import Text, render
+from ..i18n import Text, TextError
 from ..safe_yaml import YamlAliasError, safe_load
 
 CATEGORY_LABEL = "rlark.io/node-category"
@@ -25,19 +25,11 @@ DEVICE_PREFIX = "rlinf.io/"
 MAX_INVENTORY_BYTES = 5 * 1024 * 1024
 
 
-class InventoryError(ValueError):
+class InventoryError(TextError, ValueError):
     """An inventory file that cannot be read; ``text`` names the entry (``nodes[3].labels: …``).
 
     The entry is part of the message, so any display of ``text`` shows where to look.
     """
-
-    def __init__(self, text: Text) -> None:
-        super().__init__(render(text))
-        self.text = text
-
-    @property
-    def message(self) -> str:
-        return render(self.text)
 
 
 @dataclass(frozen=True)

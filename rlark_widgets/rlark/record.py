@@ -22,7 +22,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from ..findings import Finding
-from ..i18n import Text, render
+from ..i18n import Text, TextError, render
 from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
@@ -42,16 +42,8 @@ LOCATION_KEYS = (
 )
 
 
-class RecordError(OSError):
+class RecordError(TextError, OSError):
     """The record cannot be written where asked (``text`` names the path and the fix)."""
-
-    def __init__(self, text: Text) -> None:
-        super().__init__(render(text))
-        self.text = text
-
-    @property
-    def message(self) -> str:
-        return render(self.text)
 
 
 @dataclass

@@ -6,22 +6,14 @@ from typing import Any
 
 import yaml
 
-from ..i18n import Text, render
+from ..i18n import Text, TextError
 from ..safe_yaml import YamlAliasError, safe_load
 from .job import Job
 from .schema import wrongly_typed
 
 
-class JobYamlError(ValueError):
+class JobYamlError(TextError, ValueError):
     """Text that is not a readable Job manifest (``text`` says where)."""
-
-    def __init__(self, text: Text) -> None:
-        super().__init__(render(text))
-        self.text = text
-
-    @property
-    def message(self) -> str:
-        return render(self.text)
 
 
 class _JobDumper(yaml.SafeDumper):

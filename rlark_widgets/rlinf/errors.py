@@ -3,40 +3,26 @@
 from __future__ import annotations
 
 from ..findings import Finding, Severity
-from ..i18n import Text, render
+from ..i18n import Text, TextError
 
 
-class RLinfCheckError(Exception):
+class RLinfCheckError(TextError):
     """One of RLinf's checks failed deep in the engine, worded as RLinf words it.
 
     ``str()`` is RLinf's exact English (tests compare it with RLinf's output); ``.text`` keeps
     the :class:`Text`, so the caller that adds the field and fix can quote it in any language.
     """
 
-    def __init__(self, text: Text) -> None:
-        super().__init__(str(text))
-        self.text = text
 
-
-class RLinfConfigError(Exception):
+class RLinfConfigError(TextError):
     """A config RLinf rejects (or that we cannot read), with the field it points at and a fix."""
 
     rule_id = "CFG-INVALID"
     source = "RLinf rlinf/scheduler/cluster/config.py (ClusterConfig validation)"
 
-    def __init__(self, text: Text | str, path: str = "", fix_text: Text | str = "") -> None:
-        super().__init__(render(text))
-        self.text = text
+    def __init__(self, text: Text, path: str = "", fix_text: Text | str = "") -> None:
+        super().__init__(text, fix_text)
         self.path = path
-        self.fix_text = fix_text
-
-    @property
-    def message(self) -> str:
-        return render(self.text)
-
-    @property
-    def fix(self) -> str:
-        return render(self.fix_text)
 
     def to_finding(self) -> Finding:
         return Finding(

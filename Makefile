@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8866
 
-.PHONY: app test bench fmt clean
+.PHONY: app test bench fuzz fmt clean
 
 .DEFAULT_GOAL := test
 
@@ -28,6 +28,12 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+# 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target.
+# The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
+fuzz: $(STAMP)
+	ulimit -v 8000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \
+		-q -p no:cacheprovider
 
 fmt: $(STAMP)
 	$(BIN)/ruff format .

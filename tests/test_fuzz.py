@@ -1,0 +1,340 @@
+"""Fuzz tests (issue #8, "Bad input"): random and mutated input never ends in a traceback.
+
+Four targets, each fed through the entry points a user reaches:
+
+1. ``cluster-yaml``: config documents (real configs mutated as data or damaged as text, and
+   random shapes under ``cluster:``) through ``load_text`` -> ``inspect_config`` ->
+   ``expand_placement``;
+2. ``placement``: placement strings and rank lists through the grammar and ``parse_cluster`` ->
+   ``expand_placement``;
+3. ``job-check``: Job YAML (the golden Jobs mutated, and random documents) through
+   ``rlark-migrate check``;
+4. ``inventory``: inventory files through ``load_inventory`` and the rules that read them.
+
+Every failure must be a typed error or a finding with a message and the path it concerns.
+``HYPOTHESIS_PROFILE=fuzz`` (``make fuzz``) runs 10,000 examples per target; the counts are
+printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fuzz_strategies import (
+    GOLDEN_JOBS,
+    config_documents,
+    inventory_documents,
+    job_documents,
+    placement_texts,
+    rank_lists,
+)
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from rlark_widgets.cli import main
+from rlark_widgets.examples import example_configs, example_inventories
+from rlark_widgets.findings import Finding, Severity
+from rlark_widgets.rlark.check import check_job
+from rlark_widgets.rlark.inventory import CATEGORIES, CATEGORY_LABEL, InventoryError, load_inventory
+from rlark_widgets.rlark.yaml_io import parse_job_yaml
+from rlark_widgets.rlinf import (
+    ClusterConfigError,
+    ConfigLoadError,
+    PlacementError,
+    RLinfConfigError,
+    expand_placement,
+    inspect_config,
+    load_text,
+    parse_cluster,
+)
+from rlark_widgets.rlinf.expansion import PLACEMENT_CLASS_BY_TASK
+from rlark_widgets.rlinf.grammar import GrammarError, parse_rank_map
+from rlark_widgets.rlinf.ranks import RankRangeError, RankSyntaxError, parse_rank_config
+
+COUNTS: Counter[str] = Counter()
+OUTCOMES: dict[str, Counter[str]] = defaultdict(Counter)
+FUZZ = settings(
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+TASK_TYPES = [*PLACEMENT_CLASS_BY_TASK, None, "unknown"]
+
+
+class CountReport:
+    """Prints how many examples each target ran (Hypothesis may stop early; say so)."""
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        wanted = settings().max_examples
+        terminalreporter.section("fuzz targets")
+        for target, test in TARGETS.items():
+            count = COUNTS[target]
+            if not count:
+                continue
+            explicit = len(getattr(test, "hypothesis_explicit_examples", ()))
+            outcomes = ", ".join(f"{n:,} {k}" for k, n in OUTCOMES[target].most_common())
+            line = (
+                f"fuzz target {target}: {count:,} examples "
+                f"({count - explicit:,} generated + {explicit} regression; {outcomes})"
+            )
+            if count - explicit < wanted:
+                line += (
+                    f"; fewer than max_examples={wanted:,}: Hypothesis stopped early "
+                    "(search space exhausted, or a failure reported above)"
+                )
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def count_report(request: pytest.FixtureRequest) -> None:
+    manager = request.config.pluginmanager
+    if not manager.has_plugin("fuzz-counts"):
+        manager.register(CountReport(), "fuzz-counts")
+
+
+@pytest.fixture(scope="module")
+def work_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def ran(target: str, outcome: str) -> None:
+    COUNTS[target] += 1
+    OUTCOMES[target][outcome] += 1
+
+
+# --- what every failure must carry ---------------------------------------------------------------
+def check_finding(finding: Finding) -> None:
+    assert isinstance(finding, Finding)
+    assert finding.rule_id and isinstance(finding.severity, Severity)
+    assert finding.path, f"{finding.rule_id} has no path: {finding.message}"
+    assert finding.message.strip(), finding
+
+
+def check_error(error: RLinfConfigError, path_prefix: str = "") -> None:
+    assert error.message.strip() and error.path, repr(error)
+    assert error.path.startswith(path_prefix), (error.path, path_prefix)
+    check_finding(error.to_finding())
+
+
+# --- 1. config documents under `cluster:` --------------------------------------------------------
+gpu_layouts = st.one_of(
+    st.integers(0, 8),
+    st.dictionaries(st.integers(0, 4), st.integers(0, 8), min_size=1, max_size=4),
+)
+
+
+#: Where a placement error may point: the placement, or the parallel size it was computed with.
+PLACEMENT_PATH = re.compile(r"cluster\.component_placement|.*_parallel_size$")
+#: Fuzzing found these; each once ended in an exception or a memory blow-up.
+HUGE_CLUSTER = "cluster:\n  num_nodes: 1000000000000\n  component_placement: {actor: all}\n"
+BAD_PARALLEL_SIZE = (
+    "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,rollout,reward: all\n"
+    "runner: {task_type: reasoning}\n"
+    "actor: {model: {tensor_model_parallel_size: [2]}}\n"
+)
+
+
+def check_placement_error(error: RLinfConfigError) -> None:
+    assert isinstance(error, PlacementError), repr(error)
+    assert PLACEMENT_PATH.match(error.path), error.path
+    check_error(error)
+
+
+@FUZZ
+@given(text=config_documents, gpus=gpu_layouts, task_type=st.sampled_from(TASK_TYPES))
+@example(text=HUGE_CLUSTER, gpus=8, task_type="embodied")
+@example(text=BAD_PARALLEL_SIZE, gpus=8, task_type="reasoning")
+@example(text=BAD_PARALLEL_SIZE.replace("[2]", "'F2'"), gpus=8, task_type="reasoning")
+@example(text=BAD_PARALLEL_SIZE.replace("[2]", "-2"), gpus=8, task_type="reasoning")
+def test_config_documents_give_typed_errors_or_findings(
+    text: str, gpus: Any, task_type: str | None
+) -> None:
+    try:
+        config = load_text(text)
+    except ConfigLoadError as error:
+        check_error(error)
+        return ran("cluster-yaml", "unreadable")
+    report = inspect_config(config, gpus, search_gpus=False)
+    for finding in report.findings:
+        check_finding(finding)
+    json.dumps(report.to_json())  # what `inspect --json` prints
+    if report.cluster is None:
+        check_error(report.expansion.error, "cluster")
+        return ran("cluster-yaml", "cluster rejected")
+    expansion = expand_placement(report.cluster, gpus, task_type=task_type, lookup=config.get)
+    if expansion.error is not None:
+        check_placement_error(expansion.error)
+    ran("cluster-yaml", "placement rejected" if expansion.error else "expanded")
+
+
+# --- 2. placement strings and rank lists ---------------------------------------------------------
+@st.composite
+def placement_clusters(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
+    """A valid cluster whose one placement (and maybe one node group's ranks) is fuzzed."""
+    num_nodes = draw(st.integers(1, 4))
+    placement = draw(placement_texts())
+    groups = [{"label": "gpu", "node_ranks": f"0-{num_nodes - 1}"}]
+    if num_nodes > 1:
+        groups.append(
+            {
+                "label": "arm",
+                "node_ranks": f"1-{num_nodes - 1}",
+                "hardware": {"type": "Franka", "configs": [{"node_rank": num_nodes - 1}]},
+            }
+        )
+    if draw(st.integers(0, 3)) == 0:
+        groups[0]["node_ranks"] = draw(rank_lists())
+    group = draw(st.sampled_from([None, "gpu", "arm", "node", "cluster", "gpu,arm"]))
+    spec: Any = placement if group is None else {"node_group": group, "placement": placement}
+    cluster = {
+        "num_nodes": num_nodes,
+        "component_placement": {"actor": spec},
+        "node_groups": groups,
+    }
+    return cluster, placement
+
+
+@FUZZ
+@given(
+    case=placement_clusters(),
+    gpus=gpu_layouts,
+    task_type=st.sampled_from(TASK_TYPES),
+    total=st.integers(0, 24),
+)
+@example(  # found by fuzzing: the process list was built (memory blow-up) before any check
+    case=(
+        {"num_nodes": 1, "component_placement": {"actor": "0:0-1000000000000"}},
+        "0:0-1000000000000",
+    ),
+    gpus=8,
+    task_type="embodied",
+    total=8,
+)
+def test_placement_strings_give_typed_errors_with_paths(
+    case: tuple[dict[str, Any], str], gpus: Any, task_type: str | None, total: int
+) -> None:
+    mapping, placement = case
+    for ranks_text in placement.split(":"):  # each side is a rank list
+        for available in (None, range(total)):
+            with contextlib.suppress(RankSyntaxError, RankRangeError):
+                ranks = parse_rank_config(ranks_text, available, "process")
+                assert ranks == sorted(set(ranks))
+    with contextlib.suppress(GrammarError):
+        parse_rank_map(placement, total, "Accelerator")
+    try:
+        spec = parse_cluster(mapping)
+    except ClusterConfigError as error:
+        check_error(error, "cluster.node_groups[0].node_ranks")
+        return ran("placement", "node_ranks rejected")
+    expansion = expand_placement(spec, gpus, task_type=task_type)
+    if expansion.error is None:
+        return ran("placement", "expanded")
+    check_placement_error(expansion.error)
+    ran("placement", "placement rejected")
+
+
+# --- 3. Job YAML through `rlark-migrate check` ---------------------------------------------------
+def _example(name: str) -> str:
+    return str(example_configs()[name])
+
+
+CHECK_VARIANTS = [
+    [],
+    ["--json"],
+    ["--config", _example("realworld_peginsertion_rlpd_cnn_async_2arms"), "--no-compose"],
+    ["--config", _example("qwen2.5-7b-grpo-megatron"), "--no-compose", "--json"],
+    ["--inventory", str(example_inventories()["gpu-cloud"]), "--cluster", "gpu-a"],
+    ["--inventory", str(example_inventories()["mixed-robots"]), "--json"],
+]
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+FRANKA_JOB = GOLDEN_JOBS[-1].read_text()
+
+
+@FUZZ
+@given(text=job_documents, variant=st.sampled_from(CHECK_VARIANTS))
+# Found by fuzzing: values of the wrong type reached the rules (AttributeError, TypeError), a
+# spec that is no mapping broke the Job reader, and 10**12 replicas made a rule loop for hours.
+@example(text=FRANKA_JOB.replace("hostname: franka-pc-0", "hostname: 7"), variant=[])
+@example(text=FRANKA_JOB.replace("- name: franka\n", "- name: [franka]\n"), variant=[])
+@example(
+    text="apiVersion: rlark.io/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: 4\n", variant=[]
+)
+@example(
+    text=FRANKA_JOB.replace("replicas: 1\n", "replicas: 1000000000000\n"), variant=CHECK_VARIANTS[2]
+)
+def test_check_answers_every_job_yaml_with_findings_or_an_error_line(
+    text: str, variant: list[str], work_dir: Path
+) -> None:
+    job_file = work_dir / "job.yaml"
+    job_file.write_text(text, encoding="utf-8")
+    code, out, err = run_cli("check", str(job_file), *variant)
+    assert "Traceback" not in out + err
+    assert code in (0, 1), (code, err)
+    if err:  # the file is not a Job manifest: one line that names it
+        assert code == 1 and err.startswith(f"error: {job_file}: "), err
+        return ran("job-check", "not a manifest")
+    if "--json" in variant:
+        answer = json.loads(out)
+        assert answer["ok"] is (code == 0)
+        assert all(f["path"] and f["message"] for f in answer["findings"]), answer
+    else:
+        assert out.strip() and ("[error]" in out) is (code == 1), out
+    ran("job-check", "findings" if code else "passed")
+
+
+# --- 4. inventory files --------------------------------------------------------------------------
+INVENTORY_PATHS = ("nodes", "storageClasses")
+
+
+@FUZZ
+@given(text=inventory_documents, job=st.sampled_from(GOLDEN_JOBS))
+# Found by fuzzing: a storage class without a name (KeyError), and counts that are no whole
+# number >= 0 (accepted as -1 or truncated to 2, or OverflowError for .inf).
+@example(text="nodes: []\nstorageClasses: [{provisioner: csi}]\n", job=GOLDEN_JOBS[0])
+@example(text="nodes: [{name: a, allocatable: {nvidia.com/gpu: -1}}]\n", job=GOLDEN_JOBS[0])
+@example(text="nodes: [{name: a, allocatable: {nvidia.com/gpu: 2.5}}]\n", job=GOLDEN_JOBS[0])
+@example(text="nodes: [{name: a, allocatable: {rlinf.io/x: .inf}}]\n", job=GOLDEN_JOBS[0])
+def test_inventories_load_or_say_what_is_wrong(text: str, job: Path, work_dir: Path) -> None:
+    file = work_dir / "nodes.yaml"
+    file.write_text(text, encoding="utf-8")
+    try:
+        inventory = load_inventory(file)
+    except InventoryError as error:  # the message starts with the entry, or names the file
+        assert error.message.startswith(INVENTORY_PATHS) or file.name in error.message, str(error)
+        return ran("inventory", "rejected")
+    names = [node.name for node in inventory.nodes]
+    assert all(names) and len(set(names)) == len(names)
+    for node in inventory.nodes:
+        assert isinstance(node.gpus, int) and node.gpus >= 0, node
+        assert all(isinstance(v, int) and v >= 0 for v in node.devices.values()), node
+        assert all(isinstance(k, str) and isinstance(v, str) for k, v in node.labels.items())
+        assert node.labels.get(CATEGORY_LABEL, "cloud") in CATEGORIES
+    findings = check_job(
+        parse_job_yaml(job.read_text()),
+        inventory=inventory,
+        target_cluster=next(iter(inventory.clusters), None),
+    )
+    for finding in findings:
+        check_finding(finding)
+    ran("inventory", "loaded")
+
+
+TARGETS = {
+    "cluster-yaml": test_config_documents_give_typed_errors_or_findings,
+    "placement": test_placement_strings_give_typed_errors_with_paths,
+    "job-check": test_check_answers_every_job_yaml_with_findings_or_an_error_line,
+    "inventory": test_inventories_load_or_say_what_is_wrong,
+}

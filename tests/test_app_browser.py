@@ -9,6 +9,7 @@ screenshot under tests/artifacts/ (git-ignored) for a reviewer to look at.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_viz import DARK, DARK_PANEL
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -220,3 +222,119 @@ def test_language_toggle_switches_the_page_to_chinese_and_back(page, voila_url: 
     page.wait_for_function(
         "() => document.querySelector('.js-plotly-plot').data[0].y[0].startsWith('rank 0')"
     )
+
+
+# --- 32 nodes x 8 GPUs on light and dark themes (issue #6) ----------------------------------------
+FULL_CLUSTER = "\n".join(
+    [
+        "cluster.num_nodes=32",
+        "cluster.component_placement.actor=all",
+        "cluster.component_placement.rollout=all",
+        "cluster.component_placement.env=all",
+    ]
+)
+# Every text of the first figure (title, ticks, legend, cells; not the hover layer): its box,
+# its text and its computed fill; plus the plot area and the page background behind the figure.
+FIGURE_TEXTS = """() => {
+  const plot = document.querySelector('.js-plotly-plot');
+  const texts = sel => [...plot.querySelectorAll(sel)].map(t => {
+    const b = t.getBoundingClientRect();
+    return {x: b.x, y: b.y, w: b.width, h: b.height, text: t.textContent,
+            fill: getComputedStyle(t).fill};
+  });
+  let el = plot, background = 'rgba(0, 0, 0, 0)';
+  while (el && /rgba\\(.*, 0\\)|transparent/.test(background)) {
+    background = getComputedStyle(el).backgroundColor;
+    el = el.parentElement;
+  }
+  return {
+    size: plot._fullLayout._size,
+    yticks: texts('.ytick text'), xticks: texts('.xtick text'),
+    cells: texts('.heatmaplayer text'),
+    others: texts('.gtitle, .legendtext, .legendtitletext'),
+    background,
+  };
+}"""
+
+
+def load_full_cluster(page, url: str) -> dict:
+    """Open the app, import 32 nodes x 8 GPUs (actor, rollout, env on every GPU), draw it."""
+    page.set_viewport_size({"width": 1280, "height": 2400})  # the whole grid in the screenshot
+    page.set_default_timeout(120_000)
+    page.goto(url, timeout=180_000)
+    page.wait_for_selector(".widget-tab", timeout=180_000)
+    page.locator(".widget-dropdown select").first.select_option("maniskill_ppo_openvlaoft")
+    page.get_by_placeholder("cluster.num_nodes=2 (one per line)").fill(FULL_CLUSTER)
+    page.get_by_role("button", name="Load example").click()
+    page.get_by_text("maniskill_ppo_openvlaoft — task type embodied, 32 Ray node(s)").wait_for()
+    tab(page, "3 Topology")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .heatmaplayer text').length === 256",
+        timeout=180_000,
+    )
+    return page.evaluate(FIGURE_TEXTS)
+
+
+def overlaps(boxes: list[dict]) -> list[tuple[str, str]]:
+    """Pairs of boxes that overlap by more than half a pixel either way."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            dx = min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"])
+            dy = min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"])
+            if dx > 0.5 and dy > 0.5:
+                found.append((a["text"], b["text"]))
+    return found
+
+
+def rgba(css: str) -> tuple[float, float, float, float]:
+    """``rgb(r, g, b)`` / ``rgba(r, g, b, a)`` as numbers."""
+    values = [float(v) for v in re.findall(r"[\d.]+", css)]
+    return (*values[:3], values[3] if len(values) > 3 else 1.0)
+
+
+def contrast_on(fill: str, background: str) -> float:
+    """WCAG contrast of a (possibly translucent) text colour over an opaque background."""
+    *text, alpha = rgba(fill)
+    page = rgba(background)[:3]
+    shown = [alpha * t + (1 - alpha) * p for t, p in zip(text, page, strict=True)]
+
+    def luminance(rgb) -> float:
+        linear = [
+            c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+            for c in rgb
+        ]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(shown), luminance(page)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_topology_at_32_nodes_x_8_gpus_on_light_and_dark_themes(page, voila_url: str) -> None:
+    """No label overlaps another, each cell's text fits its cell, text reads on either theme."""
+    light = load_full_cluster(page, voila_url)
+    shot(page, "topology-32x8")
+    size = light["size"]
+    row_px, column_px = size["h"] / 32, size["w"] / 8
+    labels = ["rank 0 · header", *(f"rank {r} · workers" for r in range(1, 32))]
+    assert sorted(t["text"] for t in light["yticks"]) == sorted(labels)  # every row labelled
+    assert len(light["xticks"]) == 8
+    texts = light["yticks"] + light["xticks"] + light["cells"] + light["others"]
+    assert not overlaps(texts), overlaps(texts)[:5]
+    assert max(c["h"] for c in light["cells"]) <= row_px - 3  # three lines inside the cell
+    assert max(c["w"] for c in light["cells"]) <= column_px - 3
+    # the ticks sit left of the grid and above it, never on the cells
+    assert max(t["x"] + t["w"] for t in light["yticks"]) <= min(c["x"] for c in light["cells"])
+    assert max(t["y"] + t["h"] for t in light["xticks"]) <= min(c["y"] for c in light["cells"])
+    light_ratio = min(contrast_on(t["fill"], light["background"]) for t in light["yticks"])
+    assert light_ratio >= 4.5, (light["yticks"][0]["fill"], light["background"])
+
+    dark = load_full_cluster(page, voila_url + "?theme=dark")
+    shot(page, "topology-32x8-dark")
+    assert page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
+    # behind the figure: a dark background the palette is checked against (tests/test_viz.py)
+    shade = "#{:02x}{:02x}{:02x}".format(*map(int, rgba(dark["background"])[:3]))
+    assert shade in (DARK, DARK_PANEL), shade
+    texts = dark["yticks"] + dark["xticks"] + dark["others"]
+    dark_ratio = min(contrast_on(t["fill"], dark["background"]) for t in texts)
+    assert dark_ratio >= 4.5, (dark["yticks"][0]["fill"], dark["background"])

@@ -324,7 +324,11 @@ def test_every_row_and_column_has_room_for_its_labels(nodes: int, lang: str) -> 
 
 
 # --- legibility on JupyterLab's light and dark themes: WCAG contrast ----------------------------
-LIGHT, DARK = "#ffffff", "#111111"  # a light page, JupyterLab dark's page
+LIGHT = "#ffffff"
+# JupyterLab dark: the page (--jp-layout-color0) and the panels Voila shows widgets on
+# (--jp-layout-color1, measured in tests/test_app_browser.py)
+DARK, DARK_PANEL = "#111111", "#212121"
+BACKGROUNDS = (LIGHT, DARK, DARK_PANEL)
 NAMED = {"white": "#ffffff"}
 
 
@@ -351,7 +355,7 @@ def test_contrast_ratios_are_what_wcag_says() -> None:
 
 
 def test_every_palette_colour_stands_out_on_light_and_dark_pages() -> None:
-    """Fills, lines, markers and the fallback text grey: >= 3:1 (graphics, large text) on both."""
+    """Fills, lines, markers and the fallback text grey: >= 3:1 (graphics, large text) on each."""
     colours = {
         *ROLE_COLOURS,
         *COMPONENT_COLOURS.values(),
@@ -360,7 +364,7 @@ def test_every_palette_colour_stands_out_on_light_and_dark_pages() -> None:
         IDLE,
         NEUTRAL,
     }
-    weakest = min(min(contrast(c, LIGHT), contrast(c, DARK)) for c in colours)
+    weakest = min(contrast(c, page) for c in colours for page in BACKGROUNDS)
     assert weakest >= 3, weakest
     assert (
         min(contrast(NEUTRAL, LIGHT), contrast(NEUTRAL, DARK)) >= 4.3

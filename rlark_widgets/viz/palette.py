@@ -2,8 +2,8 @@
 
 Legible on JupyterLab's light and dark themes, by measure (WCAG contrast, tests/test_viz.py):
 
-- every colour keeps >= 3:1 against a white and a #111111 (JupyterLab dark) page, as graphics
-  need, so no fill disappears into either theme;
+- every colour keeps >= 3:1 against a white page and JupyterLab dark's #111111 page and #212121
+  panels (what Voila shows behind a widget), as graphics need, so no fill disappears;
 - cell fills (roles, idle) sit in the luminance band where white 11 px cell text keeps >= 4.5:1;
 - hues follow Okabe-Ito, darkened into that band; every row also names its role, so colour is
   never the only cue.
@@ -16,13 +16,13 @@ from __future__ import annotations
 
 ROLE_COLOURS = (
     "#0072B2",  # blue
-    "#9D6B00",  # ochre (Okabe-Ito orange, darkened)
-    "#007152",  # bluish green
-    "#A0527F",  # reddish purple
-    "#A54700",  # vermillion
-    "#615D95",  # violet
-    "#66661F",  # olive
-    "#00778A",  # teal
+    "#9E6C00",  # ochre (Okabe-Ito orange, darkened)
+    "#007B59",  # bluish green
+    "#A46085",  # reddish purple
+    "#C25500",  # vermillion
+    "#6A65A2",  # violet
+    "#6F6F23",  # olive
+    "#00828F",  # teal
 )
 CELL_TEXT = "white"  # on every role colour and IDLE
 COMPONENT_COLOURS = {
@@ -34,7 +34,7 @@ COMPONENT_COLOURS = {
     "agent": ROLE_COLOURS[5],
     "critic": ROLE_COLOURS[7],
 }
-FALLBACK_COMPONENT_COLOURS = (ROLE_COLOURS[6], "#8C6D31", "#9C4A9C", "#4F7A28", "#A6761D")
+FALLBACK_COMPONENT_COLOURS = (ROLE_COLOURS[6], "#8C6D31", "#A34FA2", "#4F7A28", "#A6761D")
 IDLE = "#737373"  # an idle GPU: opaque, so its text reads the same on either theme
 EMPTY = "rgba(158,158,158,0.15)"  # aggregate view, no node uses the slot (no text on it)
 NEUTRAL = "#797979"

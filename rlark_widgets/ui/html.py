@@ -24,7 +24,7 @@ CSS = """
 .rlk th { font-weight: 600; }
 .rlk .sev { display: inline-block; min-width: 58px; padding: 1px 6px; border-radius: 8px; color: white;
             font-size: 11px; text-align: center; margin-right: 6px; }
-.rlk .error { background: #D55E00; } .rlk .warning { background: #E69F00; } .rlk .info { background: #0072B2; }
+.rlk .error { background: #C25500; } .rlk .warning { background: #9E6C00; } .rlk .info { background: #0072B2; }
 .rlk .path { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; opacity: .8; }
 .rlk .fix { margin: 0 0 6px 70px; opacity: .85; }
 .rlk .banner { padding: 8px 12px; border-radius: 6px; margin: 6px 0; }

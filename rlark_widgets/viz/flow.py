@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from ..i18n import Text
 from ..rlinf import Expansion
-from .palette import component_colour, role_colour, transparent_layout
+from .palette import NEUTRAL, component_colour, role_colour, transparent_layout
 from .topology import NO_WORKER
 
 
@@ -49,7 +49,7 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
         colour.append(role_colour(role_names.index(r)))
     node_colours = (
         [component_colour(c, components) for c in components]
-        + ["#7f7f7f"] * len(groups)
+        + [NEUTRAL] * len(groups)
         + [role_colour(i) for i in range(len(role_names))]
     )
     figure = go.Figure(

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 from ..i18n import Text
 from ..monitor.history import HistoryPoint
 from ..monitor.snapshot import JobSnapshot
-from .palette import STATE_COLOURS, transparent_layout
+from .palette import NEUTRAL, STATE_COLOURS, transparent_layout
 
 WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Unknown")
 SINCE_SUBMIT = Text("seconds since submit")
@@ -59,7 +59,7 @@ def members_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
                 x=x,
                 y=[point.expected for point in history],
                 name=Text("expected (num_nodes)").render(lang),
-                line=dict(dash="dash", color="#7f7f7f"),
+                line=dict(dash="dash", color=NEUTRAL),
             ),
             go.Scatter(
                 x=x,
@@ -86,7 +86,7 @@ MAX_CADENCE_LINES = 20
 def cadence_lines(interval: int, top: int) -> list[dict]:
     """Dotted lines at the steps where a checkpoint is expected, at most MAX_CADENCE_LINES."""
     stride = interval * max(1, -(-top // interval // MAX_CADENCE_LINES))
-    line = dict(dash="dot", width=1, color="#7f7f7f")
+    line = dict(dash="dot", width=1, color=NEUTRAL)
     return [
         dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=step, y1=step, line=line)
         for step in range(stride, top + 1, stride)
@@ -138,7 +138,7 @@ def checkpoint_figure(
     if progress.max_steps:
         figure.add_hline(
             y=progress.max_steps,
-            line=dict(color="#7f7f7f"),
+            line=dict(color=NEUTRAL),
             annotation_text=Text("max steps").render(lang),
         )
     figure.update_layout(

@@ -9,29 +9,19 @@ toggle, and 32 nodes x 8 GPUs measured on the light and the dark theme (``?theme
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from servers import free_port, serving
 from test_viz import DARK, DARK_PANEL
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 EXAMPLE = "local_rehearsal_2node"
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -41,35 +31,11 @@ def workspace(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def voila_url(workspace: Path):
-    port = _free_port()
+    port = free_port()
     voila = Path(sys.executable).parent / "voila"
-    server = subprocess.Popen(
-        [
-            str(voila),
-            str(REPO / "notebooks/app.ipynb"),
-            "--no-browser",
-            f"--port={port}",
-            "--Voila.ip=127.0.0.1",
-        ],
-        env={**os.environ, "RLARK_WORKSPACE": str(workspace)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url, timeout=5)
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                os.killpg(server.pid, signal.SIGKILL)
-                raise
-            time.sleep(0.5)
-    yield url
-    os.killpg(server.pid, signal.SIGTERM)
-    server.wait(timeout=30)
+    argv = [str(voila), str(REPO / "notebooks/app.ipynb"), "--no-browser", f"--port={port}"]
+    with serving([*argv, "--Voila.ip=127.0.0.1"], port, env={"RLARK_WORKSPACE": str(workspace)}):
+        yield f"http://127.0.0.1:{port}/"
     _delete_local_jobs(workspace)
 
 

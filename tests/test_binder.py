@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
-import subprocess
 import sys
-import time
 import tomllib
 import urllib.parse
-import urllib.request
 from pathlib import Path
 
 import pytest
+from servers import free_port, serving
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
@@ -51,45 +47,22 @@ def test_launch_url_opens_the_app_notebook() -> None:
     assert (REPO / path.removeprefix("voila/render/")).is_file()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def jupyter_server(tmp_path_factory):
     """``jupyter server`` over the repository, as Binder starts it (with a token)."""
-    port, token = _free_port(), "binder-check"
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "jupyter-server"),
-            "--no-browser",
-            f"--port={port}",
-            "--ServerApp.ip=127.0.0.1",
-            f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={REPO}",
-            "--allow-root",  # CI runs as root; Binder runs as an ordinary user
-        ],
-        env={**os.environ, "RLARK_WORKSPACE": str(tmp_path_factory.mktemp("binder-jobs"))},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}api/status?token={token}", timeout=5)
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                os.killpg(server.pid, signal.SIGKILL)
-                raise
-            time.sleep(0.5)
-    yield base, token
-    os.killpg(server.pid, signal.SIGTERM)
-    server.wait(timeout=30)
+    port, token = free_port(), "binder-check"
+    argv = [
+        str(Path(sys.executable).parent / "jupyter-server"),
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={REPO}",
+        "--allow-root",  # CI runs as root; Binder runs as an ordinary user
+    ]
+    workspace = tmp_path_factory.mktemp("binder-jobs")
+    with serving(argv, port, env={"RLARK_WORKSPACE": str(workspace)}):
+        yield f"http://127.0.0.1:{port}/", token
 
 
 @pytest.mark.slow

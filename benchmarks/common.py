@@ -57,9 +57,26 @@ def peak_memory_mb(func: Callable[[], object]) -> float:
 
 
 def machine() -> str:
+    """CPU model and count, memory, OS and Python: what a reader needs to compare figures."""
     import os
 
-    return f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}"
+    cpu, memory = platform.processor() or platform.machine(), ""
+    info = Path("/proc/cpuinfo")
+    if info.is_file():
+        models = [
+            line.split(":", 1)[1].strip()
+            for line in info.read_text().splitlines()
+            if line.startswith("model name")
+        ]
+        cpu = models[0] if models else cpu
+    meminfo = Path("/proc/meminfo")
+    if meminfo.is_file():
+        kib = int(meminfo.read_text().split("MemTotal:", 1)[1].split()[0])
+        memory = f", {kib / 2**20:.0f} GiB RAM"
+    return (
+        f"{cpu} ({platform.machine()}), {os.cpu_count()} CPUs{memory}, {platform.system()} "
+        f"{platform.release()}, {platform.python_implementation()} {platform.python_version()}"
+    )
 
 
 def print_table(title: str, results: list[Result]) -> None:

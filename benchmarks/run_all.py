@@ -1,4 +1,8 @@
-"""Run every ``bench_*.py`` here and write ``RESULTS.md`` (``make bench``)."""
+"""Run every ``bench_*.py`` here, write ``RESULTS.md`` and the table in the README (``make bench``).
+
+The README's table sits between the two BENCH markers, so the front page always shows the
+latest run and the machine it ran on.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,16 @@ sys.path.insert(0, str(HERE))
 
 from common import machine, print_table  # noqa: E402
 
+README = HERE.parent / "README.md"
+START, END = "<!-- BENCH:START (make bench writes this table) -->", "<!-- BENCH:END -->"
+
+
+def update_readme(table: list[str]) -> None:
+    text = README.read_text(encoding="utf-8")
+    before, rest = text.split(START, 1)
+    after = rest.split(END, 1)[1]
+    README.write_text(before + START + "\n" + "\n".join(table) + "\n" + END + after, "utf-8")
+
 
 def main() -> int:
     lines = [
@@ -24,8 +38,13 @@ def main() -> int:
     ]
     missed = 0
     for path in sorted(HERE.glob("bench_*.py")):
-        module = importlib.import_module(path.stem)
-        results = module.run()
+        try:
+            results = importlib.import_module(path.stem).run()
+        except Exception as exc:  # one broken benchmark must not hide the others' figures
+            lines.append(f"| {path.stem} | did not finish | - | - | FAILED | {exc!r} |")
+            print(f"\n{path.stem} FAILED: {exc!r}")
+            missed += 1
+            continue
         print_table(path.stem, results)
         for r in results:
             target = f"<= {r.target:g} {r.unit}" if r.target is not None else "-"
@@ -34,7 +53,8 @@ def main() -> int:
             )
             missed += r.verdict == "MISSED"
     (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
-    print(f"\nwrote {HERE / 'RESULTS.md'}")
+    update_readme(lines[2:])
+    print(f"\nwrote {HERE / 'RESULTS.md'} and the table in {README}")
     return 1 if missed else 0
 
 

@@ -35,7 +35,21 @@ def check_aliases(text: str, limit: int = MAX_ALIASES) -> None:
                 )
 
 
+class _SafeLoader(yaml.SafeLoader):
+    """SafeLoader whose tag errors are YAML errors with a place (``!!int`` on a name raised a
+    bare ValueError, ``!!bool`` a KeyError, ``!!timestamp`` an AttributeError)."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as exc:
+            problem = f"{node.tag}: {exc}"
+            raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
+
+
 def safe_load(text: str, limit: int = MAX_ALIASES) -> Any:
-    """``yaml.safe_load`` after the alias check (syntax errors propagate as yaml.YAMLError)."""
+    """``yaml.safe_load`` after the alias check (every failure is a yaml.YAMLError)."""
     check_aliases(text, limit)
-    return yaml.safe_load(text)
+    return yaml.load(text, Loader=_SafeLoader)

@@ -272,6 +272,7 @@ FRANKA_JOB = GOLDEN_JOBS[-1].read_text()
 @example(
     text="apiVersion: rlark.io/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: 4\n", variant=[]
 )
+@example(text=FRANKA_JOB.replace("head: false", "head: !!bool maybe"), variant=[])
 @example(
     text=FRANKA_JOB.replace("replicas: 1\n", "replicas: 1000000000000\n"), variant=CHECK_VARIANTS[2]
 )
@@ -307,6 +308,8 @@ INVENTORY_PATHS = ("nodes", "storageClasses")
 @example(text="nodes: [{name: a, allocatable: {nvidia.com/gpu: -1}}]\n", job=GOLDEN_JOBS[0])
 @example(text="nodes: [{name: a, allocatable: {nvidia.com/gpu: 2.5}}]\n", job=GOLDEN_JOBS[0])
 @example(text="nodes: [{name: a, allocatable: {rlinf.io/x: .inf}}]\n", job=GOLDEN_JOBS[0])
+# Found by `make fuzz`: a YAML tag on a value it cannot hold (ValueError out of PyYAML).
+@example(text="nodes: [{name: a, allocatable: {!!int nvidia.com/gpu: 8}}]\n", job=GOLDEN_JOBS[0])
 def test_inventories_load_or_say_what_is_wrong(text: str, job: Path, work_dir: Path) -> None:
     file = work_dir / "nodes.yaml"
     file.write_text(text, encoding="utf-8")

@@ -7,6 +7,7 @@ a handful of anchors; more than ``MAX_ALIASES`` aliases is refused before anythi
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import yaml
@@ -14,6 +15,21 @@ import yaml
 from .i18n import Text, TextError
 
 MAX_ALIASES = 200
+#: Configs, inventories and uploads larger than this many MB are refused ($RLARK_MAX_INPUT_MB).
+DEFAULT_INPUT_LIMIT_MB = 5.0
+INPUT_LIMIT_FIX = Text(
+    "Check that this is the right file (RLinf configs and inventories are a few kB); to read a"
+    " larger one, raise the limit with RLARK_MAX_INPUT_MB."
+)
+
+
+def input_limit_bytes() -> int:
+    """The largest config, inventory or upload read, from $RLARK_MAX_INPUT_MB (default 5 MB)."""
+    try:
+        megabytes = float(os.environ.get("RLARK_MAX_INPUT_MB", DEFAULT_INPUT_LIMIT_MB))
+    except ValueError:
+        megabytes = DEFAULT_INPUT_LIMIT_MB
+    return int((megabytes if megabytes > 0 else DEFAULT_INPUT_LIMIT_MB) * 1_000_000)
 
 
 class YamlAliasError(TextError, ValueError):

@@ -23,7 +23,6 @@ from test_secrets import _KEY_BODY, ENV, HF, OPENSSH_KEY, POSITIVES, _manifest
 import rlark_widgets.i18n as i18n
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.i18n import Text
-from rlark_widgets.rlark import inventory as inventory_module
 from rlark_widgets.rlark import planner as planner_module
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.facts import RecordFacts
@@ -178,7 +177,7 @@ def _errors(tmp_path: Path) -> Iterator[Text | str]:
             attempt()
         yield caught.value.text
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(inventory_module, "MAX_INVENTORY_BYTES", 1)
+        patch.setenv("RLARK_MAX_INPUT_MB", "0.000001")
         with pytest.raises(InventoryError) as caught:
             load_inventory(broken)
         yield caught.value.text

@@ -39,3 +39,27 @@ def test_a_few_anchors_are_fine() -> None:
         "defaults_: &d {x: 1}\nother: *d\ncluster: {num_nodes: 1, component_placement: {actor: all}}\n"
     )
     assert config.resolved["other"] == {"x": 1}
+
+
+def test_size_limit_is_5_mb_and_configurable(tmp_path: Path, monkeypatch) -> None:
+    """Configs, uploads and inventories share one limit; $RLARK_MAX_INPUT_MB moves it."""
+    padding = "# " + "x" * 1000 + "\n"
+    big = "cluster: {num_nodes: 1, component_placement: {actor: all}}\n" + padding * 5200
+    config, inventory = tmp_path / "big.yaml", tmp_path / "nodes.yaml"
+    config.write_text(big)
+    inventory.write_text("nodes: []\n" + padding * 5200)
+    with pytest.raises(ConfigLoadError, match=r"big.yaml is 5.2 MB; configs over 5.0 MB") as error:
+        load_config(config)
+    assert "RLARK_MAX_INPUT_MB" in error.value.fix
+    with pytest.raises(ConfigLoadError, match=r"larger than 5.0 MB"):
+        load_text(big, "upload.yaml")
+    with pytest.raises(InventoryError, match=r"nodes.yaml is larger than 5.0 MB") as error:
+        load_inventory(inventory)
+    assert "RLARK_MAX_INPUT_MB" in error.value.fix
+
+    monkeypatch.setenv("RLARK_MAX_INPUT_MB", "6")
+    assert load_text(big, "upload.yaml").composed.cluster.num_nodes == 1
+    assert load_inventory(inventory).nodes == ()
+    monkeypatch.setenv("RLARK_MAX_INPUT_MB", "0.001")
+    with pytest.raises(ConfigLoadError, match=r"larger than 0.0 MB"):
+        load_text("cluster: {num_nodes: 1}\n" + padding * 2, "upload.yaml")

@@ -15,14 +15,13 @@ from typing import Any
 import yaml
 
 from ..i18n import Text, TextError
-from ..safe_yaml import YamlAliasError, safe_load
+from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, input_limit_bytes, safe_load
 
 CATEGORY_LABEL = "rlark.io/node-category"
 CLUSTER_LABEL = "rlark.io/cluster"
 CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
 GPU_RESOURCE = "nvidia.com/gpu"
 DEVICE_PREFIX = "rlinf.io/"
-MAX_INVENTORY_BYTES = 5 * 1024 * 1024
 
 
 class InventoryError(TextError, ValueError):
@@ -87,13 +86,14 @@ def load_inventory(path: str | Path) -> Inventory:
     file = Path(path)
     if not file.is_file():
         raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
-    if file.stat().st_size > MAX_INVENTORY_BYTES:
+    if file.stat().st_size > input_limit_bytes():
         raise InventoryError(
             Text(
                 "{name} is larger than {size} MB.",
                 name=file.name,
-                size=MAX_INVENTORY_BYTES // 10**6,
-            )
+                size=f"{input_limit_bytes() / 1e6:.1f}",
+            ),
+            INPUT_LIMIT_FIX,
         )
     try:
         data = safe_load(file.read_text(encoding="utf-8"))

@@ -24,12 +24,11 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from ..findings import Finding, Severity
 from ..i18n import Text
-from ..safe_yaml import YamlAliasError, check_aliases
+from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, check_aliases, input_limit_bytes
 from .errors import ConfigLoadError
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
 
-MAX_CONFIG_BYTES = 5 * 1024 * 1024
 #: Where RLinf's launch scripts point each searchpath variable, relative to the RLinf checkout.
 RLINF_PATH_VARIABLES = {
     "REPO_PATH": ".",
@@ -40,7 +39,6 @@ RLINF_PATH_VARIABLES = {
 _HYDRA_LOCK = threading.Lock()  # Hydra keeps global state; one composition at a time
 _ENV_MISSING = re.compile(r"Environment variable '([^']+)' not found")
 _MISSING_GROUP = re.compile(r"Could not (?:find|load) '([^']+)'")
-_SIZE_FIX = Text("RLinf configs are a few kB: check that this is the right file.")
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,7 @@ def load_config(
     path: str | os.PathLike,
     overrides: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
-    max_bytes: int = MAX_CONFIG_BYTES,
+    max_bytes: int | None = None,
     compose: bool = True,
 ) -> RLinfConfig:
     """Load a single YAML file; its directory is the config directory, as RLinf launches it.
@@ -121,11 +119,12 @@ def load_config(
 
 def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = ()) -> RLinfConfig:
     """Read config text with OmegaConf alone: for uploads that come without their directory."""
-    if len(text.encode("utf-8", "replace")) > MAX_CONFIG_BYTES:
+    limit = input_limit_bytes()
+    if len(text.encode("utf-8", "replace")) > limit:
         raise ConfigLoadError(
-            Text("The config is larger than {size} MB.", size=f"{MAX_CONFIG_BYTES / 1e6:.1f}"),
+            Text("The config is larger than {size} MB.", size=f"{limit / 1e6:.1f}"),
             source,
-            _SIZE_FIX,
+            INPUT_LIMIT_FIX,
         )
     _check_yaml_syntax(text, Path(source))
     register_rlinf_resolvers()
@@ -172,7 +171,7 @@ def compose_config(
     config_name: str,
     overrides: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
-    max_bytes: int = MAX_CONFIG_BYTES,
+    max_bytes: int | None = None,
 ) -> RLinfConfig:
     """Compose ``config_name`` from ``config_dir`` with Hydra, as ``@hydra.main`` would."""
     directory = Path(config_dir).resolve()
@@ -210,14 +209,14 @@ def compose_config(
     )
 
 
-def _read_text(file: Path, max_bytes: int) -> str:
+def _read_text(file: Path, max_bytes: int | None) -> str:
     if not file.is_file():
         raise ConfigLoadError(
             Text("Config '{name}' not found in {folder}.", name=file.name, folder=file.parent),
             str(file),
             Text("Check --config-dir and --config-name (the name is the file stem)."),
         )
-    size = file.stat().st_size
+    size, max_bytes = file.stat().st_size, max_bytes or input_limit_bytes()
     if size > max_bytes:
         raise ConfigLoadError(
             Text(
@@ -227,7 +226,7 @@ def _read_text(file: Path, max_bytes: int) -> str:
                 limit=f"{max_bytes / 1e6:.1f}",
             ),
             str(file),
-            _SIZE_FIX,
+            INPUT_LIMIT_FIX,
         )
     try:
         return file.read_text(encoding="utf-8")

@@ -16,7 +16,6 @@ import logging
 import os
 import re
 import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from jupyter_server.services.kernels.connection.base import (
     serialize_msg_to_ws_v1,
 )
 from kube_emulator import Cluster, Fault
+from servers import LOOPBACK, free_port, serving
 from test_kubernetes_backend import NAMESPACE, demo_job, host
 
 from rlark_widgets.backends.base import BackendError
@@ -44,17 +44,10 @@ from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.ui.session import Session, finding_key
 
 REPO = Path(__file__).resolve().parents[1]
-LOOPBACK = "127.0.0.1"
 PAGE_TIMEOUT = 300  # the first page executes the whole app notebook (slow on a busy machine)
 
 
 # --- the Voila server, started the way `make app` starts it --------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
-
-
 def make_app_command(port: int) -> list[str]:
     """The Voila command line of ``make app`` (``make -n`` prints it without running it)."""
     dry_run = subprocess.run(
@@ -75,35 +68,11 @@ class AppServer:
 @pytest.fixture(scope="module")
 def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     folder = tmp_path_factory.mktemp("voila")
-    port = _free_port()
+    port = free_port()
     server = AppServer(port, make_app_command(port), folder / "voila.log")
-    with server.log.open("w") as log:
-        process = subprocess.Popen(
-            server.command,
-            cwd=REPO,
-            env={**os.environ, "RLARK_WORKSPACE": str(folder / "workspace")},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        _wait_for_port(port, process)
+    workspace = {"RLARK_WORKSPACE": str(folder / "workspace")}
+    with serving(server.command, port, env=workspace, cwd=REPO, log=server.log):
         yield server
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-
-
-def _wait_for_port(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 120
-    while socket.socket().connect_ex((LOOPBACK, port)) != 0:
-        assert process.poll() is None, "Voila exited during start-up"
-        assert time.monotonic() < deadline, "Voila did not listen within 120 s"
-        time.sleep(0.5)
 
 
 def listening_addresses(port: int) -> set[str]:

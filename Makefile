@@ -34,7 +34,7 @@ bench: $(STAMP)
 # 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target.
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
 fuzz: $(STAMP)
-	ulimit -v 8000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \
+	ulimit -v 4000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \
 		-q -p no:cacheprovider
 
 fmt: $(STAMP)

@@ -273,6 +273,10 @@ FRANKA_JOB = GOLDEN_JOBS[-1].read_text()
     text="apiVersion: rlark.io/v1alpha1\nkind: Job\nmetadata: {name: a}\nspec: 4\n", variant=[]
 )
 @example(text=FRANKA_JOB.replace("head: false", "head: !!bool maybe"), variant=[])
+@example(  # found by `make fuzz`: an idle-GPU rule listed every one of 10**40 requested GPUs
+    text=FRANKA_JOB.replace("nvidia.com/gpu: 1\n", f"nvidia.com/gpu: {10**40}\n"),
+    variant=CHECK_VARIANTS[2],
+)
 @example(
     text=FRANKA_JOB.replace("replicas: 1\n", "replicas: 1000000000000\n"), variant=CHECK_VARIANTS[2]
 )

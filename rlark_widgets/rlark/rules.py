@@ -250,6 +250,19 @@ def _gpu_cover(ctx: RuleContext):
             )
 
 
+#: Idle GPUs are listed up to this many (format_ranks shows the first three and the last), so
+#: that a request such as 10**40 GPUs does not build a list of them.
+LISTED_GPUS = 1024
+
+
+def _idle_gpus(requested: int, used: Iterable[int]) -> list[int]:
+    used = set(used)
+    idle = [g for g in range(min(requested, LISTED_GPUS)) if g not in used]
+    if requested > LISTED_GPUS and requested - 1 not in used:
+        idle.append(requested - 1)  # the last one, which format_ranks shows
+    return idle
+
+
 @rule(
     "PLN-IDLE-GPU",
     Severity.INFO,
@@ -261,7 +274,7 @@ def _idle_gpu(ctx: RuleContext):
         return
     for rank, index, role in ctx.roles_by_rank():
         if rank < len(ctx.needs):
-            idle = [g for g in range(role.gpus) if g not in ctx.needs[rank].gpus_used]
+            idle = _idle_gpus(role.gpus, ctx.needs[rank].gpus_used)
             if idle:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.resources.limits"),

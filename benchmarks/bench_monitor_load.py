@@ -26,6 +26,7 @@ from kube_emulator import Cluster, LoopThread  # noqa: E402
 
 from rlark_widgets.monitor.diagnosis import diagnose  # noqa: E402
 from rlark_widgets.monitor.history import HISTORY_LIMIT, HistoryPoint, extend  # noqa: E402
+from rlark_widgets.monitor.snapshot import JobSnapshot  # noqa: E402
 from rlark_widgets.monitor.summary import summary_lines  # noqa: E402
 from rlark_widgets.viz.monitor_charts import (  # noqa: E402
     checkpoint_figure,
@@ -36,20 +37,12 @@ from rlark_widgets.viz.monitor_charts import (  # noqa: E402
 WORKERS, CHECKPOINT_COUNT = 1000, 500
 
 
-def full_history(point: HistoryPoint) -> list[HistoryPoint]:
-    """A history at its limit: one point per 3 s refresh, as the app keeps it."""
+def full_history(snap: JobSnapshot) -> list[HistoryPoint]:
+    """A history at its limit, one point per 3 s refresh, each point built anew from ``snap``."""
     return [
-        dataclasses.replace(point, time=point.time - 3.0 * (HISTORY_LIMIT - 1 - i))
+        dataclasses.replace(HistoryPoint.of(snap), time=snap.time - 3.0 * (HISTORY_LIMIT - 1 - i))
         for i in range(HISTORY_LIMIT)
     ]
-
-
-def fill(snap) -> list[HistoryPoint]:
-    """The history after HISTORY_LIMIT refreshes of ``snap``, each point built anew."""
-    points: list[HistoryPoint] = []
-    for _ in range(HISTORY_LIMIT):
-        points = extend(points, snap)
-    return points
 
 
 def loaded_job(cluster: Cluster, name: str) -> None:
@@ -75,7 +68,7 @@ def run() -> list[Result]:
                 WORKERS,
                 CHECKPOINT_COUNT,
             ), first.missing
-            history = full_history(HistoryPoint.of(first))
+            history = full_history(first)
             desired = {"header": 1, "actor": WORKERS - 1}
 
             def refresh() -> None:
@@ -90,7 +83,7 @@ def run() -> list[Result]:
             best, median = best_time(refresh, rounds=5)
             snap_best, _ = best_time(lambda: backend.snapshot("load"), rounds=5)
             peak = peak_memory_mb(refresh)
-            kept = peak_memory_mb(lambda: fill(first))
+            kept = peak_memory_mb(lambda: full_history(first))
         finally:
             cluster.close()
             loop.close()

@@ -53,7 +53,7 @@ class Text:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((self.template, str(self)))
+        return hash(self.template)  # equal Texts share a template; values may be unhashable
 
 
 class Listing(Text):

@@ -241,3 +241,40 @@ def test_mount_lines_round_trip() -> None:
     assert mounts[1] == Mount("b", "hostPath", "/data/with space", "/mnt/b", read_only=True)
     assert parse_mounts(format_mounts(mounts), "r") == mounts
     assert parse_mounts("b HOSTPATH /x /y rw", "r") == [Mount("b", "hostPath", "/x", "/y")]
+
+
+def test_each_refresh_draws_banner_and_charts_from_that_refresh(kube, tmp_path, monkeypatch):
+    """The monitor's charts and banner show the snapshot just taken, not the one before it
+    (a Job that ended on the second refresh had kept a chart of the first, at 0 members)."""
+    from test_cli_jobs import write_kubeconfig
+    from test_kubernetes_backend import NAMESPACE, host
+
+    monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kubeconfig", kube.url)))
+    app = App(session("maniskill_ppo_openvlaoft", namespace=NAMESPACE))
+    s, monitor = app.session, app.steps[5]
+    assert s.update_role(0, node_selector=host("gpu-a", "a800-0")), s.error
+    s.acknowledge([finding_key(f) for f in s.unacknowledged()])
+    s.backend_name, s.k8s_namespace = "kubernetes", NAMESPACE
+    assert s.submit(wait=True) and s.submitted == s.job.name, s.error
+    s._stop_monitor.set()  # this test refreshes by hand, after the monitor's first refresh
+    s._monitor.join(timeout=30)
+
+    def drawn() -> tuple[list, str]:
+        expected, alive = monitor.members.widget.data
+        assert expected.y[-1] == 1
+        summary = html.unescape(monitor.summary.value)
+        assert s.diagnosis.title in summary  # the banner is this refresh's diagnosis
+        return list(alive.y), summary
+
+    kube.start_workers(s.submitted)
+    assert s.refresh(), s.error
+    alive, summary = drawn()
+    assert alive[-1] == 0 and "Ray members: 0/1 alive" in summary
+    first = s.diagnosis.title
+    kube.run_all(s.submitted)
+    kube.ray(s.submitted)
+    assert s.refresh(), s.error
+    alive, summary = drawn()
+    assert alive[-2:] == [0, 1] and len(alive) == len(s.history)
+    assert "Ray members: 1/1 alive" in summary
+    assert s.diagnosis.title != first

@@ -613,8 +613,11 @@ class Session(HasTraits):
             if not self.submitted:
                 return
             snap = self.backend().snapshot(self.submitted)
-            self.snapshot, self.diagnosis = snap, diagnose(snap)
-            self.history = extend(self.history, snap)
+            # One notification once all three are set: views observing ``snapshot`` draw the
+            # banner and charts from the same refresh (they had drawn the previous one's).
+            with self.hold_trait_notifications():
+                self.snapshot, self.diagnosis = snap, diagnose(snap)
+                self.history = extend(self.history, snap)
 
         return self._guard(action, Text("Refresh"))
 

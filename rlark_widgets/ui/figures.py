@@ -22,6 +22,7 @@ from ..viz.palette import NEUTRAL
 from ..viz.topology import node_rows, topology_figure
 from .html import CSS, banner, esc
 from .labels import Labels
+from .plotly_bundle import FIGURE_ESM, plotly_bundle
 from .session import Session
 
 FIGURE_WIDTH = 1180  # fits the app's 1280 px column with its padding
@@ -55,27 +56,31 @@ def _shape(figure) -> list[str]:
 
 
 @cache
-def _announced_class() -> type:
-    """FigureWidget, announced to the page only once its traces and layout are set.
+def _figure_class() -> type:
+    """FigureWidget with plotly's widget code shared per page, announced once it holds data.
 
-    plotly sets them just after announcing an empty widget, and the page draws a view from the
-    state it has when the view is created: under load that was the empty one, and it stayed
-    empty. (A class made on first use: importing plotly's widgets costs seconds.)
+    The module each widget carries is a few lines that take plotly's widget from the page's
+    one copy (see :mod:`.plotly_bundle`). The widget is announced to the page only once its
+    traces and layout are set: plotly sets them just after announcing an empty widget, and the
+    page draws a view from the state it has when the view is created; under load that was the
+    empty one, and it stayed empty. (A class made on first use: importing plotly's widgets
+    costs seconds.)
     """
     import plotly.graph_objects as go
 
-    class AnnouncedFigureWidget(go.FigureWidget):
+    class SharedFigureWidget(go.FigureWidget):
+        _esm = FIGURE_ESM
         _announce = False
 
         def open(self) -> None:
             if self._announce:
                 super().open()
 
-    return AnnouncedFigureWidget
+    return SharedFigureWidget
 
 
 def _figure_widget(figure):
-    widget = _announced_class()(figure)
+    widget = _figure_class()(figure)
     widget._announce = True
     widget.open()
     return widget
@@ -90,6 +95,7 @@ class LazyFigure:
     """
 
     def __init__(self) -> None:
+        plotly_bundle()  # plotly's code reaches the page now, while it waits for no figure
         self.box = w.VBox()
         self.box.add_class("rlk-figure")
         self.widget = None

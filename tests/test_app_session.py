@@ -62,6 +62,15 @@ def test_gpu_changes_replan_and_a_role_edit_updates_yaml_and_findings() -> None:
     assert not s.can_submit()
 
 
+def test_an_impossible_gpu_map_is_refused_and_kept_for_editing() -> None:
+    s = session()
+    yaml_before = s.job_yaml
+    assert not s.set_gpus(per_node_map="0:8,1:1000000000")
+    assert "GPU count 1000000000 is outside 0 to 1,024." in s.error
+    assert s.gpu_map_text == "0:8,1:1000000000" and s.job_yaml == yaml_before
+    assert s.set_gpus(per_node_map="0:8,1:8"), s.error
+
+
 def test_roles_add_move_remove_and_the_rank_map() -> None:
     s = session()
     s.add_role()

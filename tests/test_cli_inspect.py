@@ -145,6 +145,24 @@ def test_usage_errors_exit_2(capsys, argv):
     assert "error:" in err
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "problem"),
+    [
+        ("--gpus-per-node-map", "0:1000000000", "GPU count 1000000000 is outside 0 to 1,024."),
+        ("--gpus-per-node-map", "20000:8", "Node rank 20000 is outside 0 to 9,999."),
+        ("--gpus-per-node-map", "0:8,1:four", "GPU count 'four' is not a whole number."),
+        ("--gpus-per-node", "5000", "GPUs per node 5000 is outside 0 to 1,024."),
+    ],
+)
+def test_an_impossible_gpu_layout_is_refused_before_anything_is_built(
+    capsys, option: str, value: str, problem: str
+) -> None:
+    """A typo such as 0:1000000000 once built a billion GPU slots; now it is a usage error."""
+    code, _, err = run_cli(capsys, "inspect", "missing.yaml", option, value)
+    assert code == 2
+    assert f"{option}: {problem}" in err and "--gpus-per-node-map 0:8,1:4" in err
+
+
 def test_console_script_help():
     result = subprocess.run(
         [sys.executable, "-m", "rlark_widgets.cli", "inspect", "--help"],

@@ -7,7 +7,7 @@ import sys
 
 from ..i18n import Text, render
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
-from ..rlinf.topology import GpuLayout
+from ..rlinf.topology import GpuLayout, GpuLayoutError
 
 
 class UsageError(Exception):
@@ -82,17 +82,19 @@ def add_config_arguments(
 
 
 def gpu_layout(args: argparse.Namespace) -> GpuLayout:
+    option, value = (
+        ("--gpus-per-node-map", args.gpus_per_node_map)
+        if args.gpus_per_node_map
+        else ("--gpus-per-node", args.gpus_per_node)
+    )
     try:
-        if args.gpus_per_node_map:
-            return GpuLayout.parse(args.gpus_per_node_map)
-        if args.gpus_per_node < 0:
-            raise ValueError
-        return GpuLayout.uniform(args.gpus_per_node)
-    except ValueError:
+        return GpuLayout.parse(value)
+    except GpuLayoutError as exc:
         raise UsageError(
             Text(
-                "GPU counts must be whole numbers >= 0, e.g. --gpus-per-node 8 "
-                "or --gpus-per-node-map 0:8,1:4"
+                "{option}: {problem} For example --gpus-per-node 8 or --gpus-per-node-map 0:8,1:4.",
+                option=option,
+                problem=exc.text,
             )
         ) from None
 

@@ -10,11 +10,43 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..i18n import Text
-from .cluster import ClusterSpec
+from ..i18n import Text, TextError
+from .cluster import MAX_NODES, ClusterSpec
 
 ACCELERATOR = "Accelerator"
 NODE_RESOURCE = "Node"
+
+
+#: Our bound, not RLinf's: no node carries more GPUs, and one typo (``0:1000000000``) would
+#: otherwise build a plan of a billion GPU slots.
+MAX_GPUS_PER_NODE = 1_024
+GPUS = Text("GPU count")
+LAYOUT_FIX = Text("Write GPUs per node as a whole number such as 8, or per node rank as 0:8,1:4.")
+
+
+class GpuLayoutError(TextError, ValueError):
+    """A GPU count or per-node map that cannot describe real nodes."""
+
+
+def _whole(value: object, what: Text, limit: int) -> int:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        raise GpuLayoutError(
+            Text("{what} '{value}' is not a whole number.", what=what, value=str(value)[:40]),
+            LAYOUT_FIX,
+        ) from None
+    if not 0 <= number <= limit:
+        raise GpuLayoutError(
+            Text(
+                "{what} {value} is outside 0 to {limit}.",
+                what=what,
+                value=number,
+                limit=f"{limit:,}",
+            ),
+            LAYOUT_FIX,
+        )
+    return number
 
 
 @dataclass(frozen=True)
@@ -25,28 +57,24 @@ class GpuLayout:
     per_node: Mapping[int, int]
 
     @classmethod
-    def uniform(cls, count: int) -> GpuLayout:
-        return cls(count, {})
+    def uniform(cls, count: int | str) -> GpuLayout:
+        return cls(_whole(count, Text("GPUs per node"), MAX_GPUS_PER_NODE), {})
 
     @classmethod
     def parse(cls, value: int | str | Mapping[int, int] | GpuLayout) -> GpuLayout:
         """Accept 8, "8", {0: 8, 1: 4} or "0:8,1:4" (unlisted ranks get the largest count)."""
         if isinstance(value, GpuLayout):
             return value
-        if isinstance(value, int):
-            return cls.uniform(value)
         if isinstance(value, Mapping):
-            counts = {int(k): int(v) for k, v in value.items()}
+            items = list(value.items())
+        elif ":" in str(value):
+            items = [item.partition(":")[::2] for item in str(value).split(",")]
         else:
-            text = str(value).strip()
-            if ":" not in text:
-                return cls.uniform(int(text))
-            counts = {}
-            for item in text.split(","):
-                rank, _, count = item.partition(":")
-                counts[int(rank)] = int(count)
-        if any(c < 0 for c in counts.values()) or any(r < 0 for r in counts):
-            raise ValueError("GPU counts and node ranks must not be negative")
+            return cls.uniform(value)
+        counts = {
+            _whole(rank, Text("Node rank"), MAX_NODES - 1): _whole(count, GPUS, MAX_GPUS_PER_NODE)
+            for rank, count in items
+        }
         return cls(max(counts.values(), default=0), counts)
 
     def count(self, node_rank: int) -> int:

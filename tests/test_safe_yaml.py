@@ -63,3 +63,23 @@ def test_size_limit_is_5_mb_and_configurable(tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setenv("RLARK_MAX_INPUT_MB", "0.001")
     with pytest.raises(ConfigLoadError, match=r"larger than 0.0 MB"):
         load_text("cluster: {num_nodes: 1}\n" + padding * 2, "upload.yaml")
+
+
+def test_multiply_bombs_are_unresolved_values_not_gigabytes() -> None:
+    """RLinf's ``multiply`` resolver, bounded: a string repeated 10**9 times or digits doubled
+    key after key are reported as unresolved values; ordinary products still resolve."""
+    text = "\n".join(
+        [
+            "cluster: {num_nodes: 1, component_placement: {actor: all}}",
+            "text: ${multiply:'x',1000000000}",
+            "steps: ${multiply:2,3}",
+            "c0: 100000000000",
+            *(f"c{i}: ${{multiply:${{c{i - 1}}},${{c{i - 1}}}}}" for i in range(1, 12)),
+        ]
+    )
+    config = load_text(text, "bomb.yaml")
+    assert config.resolved["steps"] == 6 and config.resolved["c2"] == 10**44
+    reasons = {u.path: u.reason for u in config.unresolved}
+    assert "input limit" in reasons["text"]
+    assert "more than 256 bits" in reasons["c3"] and "c11" in reasons
+    assert {f.rule_id for f in config.findings} == {"CFG-UNRESOLVED"}

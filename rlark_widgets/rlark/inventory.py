@@ -113,10 +113,11 @@ def inventory_from_dict(data: Any, source: str = "") -> Inventory:
         raise InventoryError(Text("nodes: An inventory is a mapping with a 'nodes' list."))
     default_cluster = data.get("cluster")
     nodes = [_node(raw, f"nodes[{i}]", default_cluster) for i, raw in enumerate(data["nodes"])]
-    names = [n.name for n in nodes]
-    duplicate = next((n for n in names if names.count(n) > 1), None)
-    if duplicate:
-        raise InventoryError(Text("nodes: Node name '{name}' appears twice.", name=duplicate))
+    seen: set[str] = set()  # a set, not names.count(): 100,000 nodes once took minutes
+    for node in nodes:
+        if node.name in seen:
+            raise InventoryError(Text("nodes: Node name '{name}' appears twice.", name=node.name))
+        seen.add(node.name)
     classes = data.get("storageClasses") or []
     if not isinstance(classes, list):
         raise InventoryError(Text("storageClasses: storageClasses must be a list."))

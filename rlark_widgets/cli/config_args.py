@@ -72,7 +72,7 @@ def add_config_arguments(
         type=int,
         default=8,
         metavar="N",
-        help="the same GPU count on every node (default 8)",
+        help="the same GPU count on every node, 0 to 1,024 (default 8)",
     )
     exclusive.add_argument(
         "--gpus-per-node-map",

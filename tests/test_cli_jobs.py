@@ -125,6 +125,20 @@ def test_unreachable_cluster_is_a_clear_message(tmp_path: Path, capsys) -> None:
     assert code == 1 and "error:" in err and "Traceback" not in err
 
 
+def test_run_timeout_reaches_the_local_backend_and_is_checked(tmp_path: Path, capsys) -> None:
+    from rlark_widgets.cli import build_parser
+    from rlark_widgets.cli.backend_args import open_backend
+    from rlark_widgets.examples import example_configs
+
+    config = str(example_configs()["local_rehearsal_2node"])
+    local = ("--backend", "local", "--workspace", str(tmp_path / "ws"))
+    args = build_parser().parse_args(["submit", "--config", config, *local, "--run-timeout", "30"])
+    assert open_backend(args).options.run_timeout == 30.0
+    code, _, err = cli(capsys, "submit", "--config", config, *local, "--run-timeout", "0")
+    assert code == 1 and "run_timeout must be a positive number of seconds, not 0.0." in err
+    assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").iterdir())
+
+
 @pytest.mark.slow
 def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> None:
     """The CLI end to end on the local backend: a 2-node bundled config rehearsed on real Ray."""

@@ -82,7 +82,9 @@ class LocalBackend:
                     "run_timeout must be a positive number of seconds, not {value}.",
                     value=run_timeout,
                 ),
-                Text("Give the seconds the run script may run, or None for no limit."),
+                Text(
+                    "Give the seconds the run script may run (more than 0), or no run timeout for no limit."
+                ),
             )
         if run_mode not in ("rehearsal", "job"):
             raise BackendError(

@@ -43,4 +43,4 @@ def open_backend(args: argparse.Namespace) -> Backend:
         )
     from ..backends.local import LocalBackend
 
-    return LocalBackend(args.workspace)
+    return LocalBackend(args.workspace, run_timeout=getattr(args, "run_timeout", None))

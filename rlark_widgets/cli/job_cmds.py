@@ -59,6 +59,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     submit.add_argument(
         "--timeout", type=float, default=900.0, help="seconds to wait (default 900)"
     )
+    submit.add_argument(
+        "--run-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="local backend: end the run script after this long and fail the Job (default: "
+        "no limit, since a real run may train for days)",
+    )
     submit.set_defaults(run=run_submit)
 
     status = commands.add_parser(

@@ -153,6 +153,36 @@ def test_check_rejects_non_job_yaml(capsys, tmp_path: Path):
     assert code == 1 and "JOB-SCHEMA" in out and "spec" in out
 
 
+def test_check_refuses_one_storage_name_with_two_storage_classes(capsys, tmp_path: Path):
+    """A Job holds one StorageClass per storage name; reading two would keep one silently."""
+    from test_kubernetes_backend import demo_job
+
+    from rlark_widgets.rlark.job import Mount
+    from rlark_widgets.rlark.yaml_io import render_job_yaml
+
+    job = demo_job()
+    job.roles[0].mounts = [Mount("output", "storage", "oss-rlinf", "/mnt/output")]
+    manifest = yaml.safe_load(render_job_yaml(job))
+    manifest["spec"]["storage"].append(
+        {**manifest["spec"]["storage"][0], "storageClassName": "nas"}
+    )
+    job_file = tmp_path / "job.yaml"
+    job_file.write_text(yaml.safe_dump(manifest))
+    code, _, err = cli(capsys, "check", str(job_file))
+    index = len(manifest["spec"]["storage"]) - 1
+    assert (
+        code == 1
+        and (
+            f"spec.storage[{index}]: storage 'output' is StorageClass 'nas' here and 'oss-rlinf' in "
+            "spec.storage[0]; one storage name has one StorageClass."
+        )
+        in err
+    )
+    manifest["spec"]["storage"][-1]["storageClassName"] = "oss-rlinf"  # listed twice, same class
+    job_file.write_text(yaml.safe_dump(manifest))
+    assert "one storage name has one" not in cli(capsys, "check", str(job_file))[2]
+
+
 def test_crd_and_rules(capsys):
     code, out, _ = cli(capsys, "crd")
     crd = yaml.safe_load(out)

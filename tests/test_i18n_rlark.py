@@ -84,7 +84,13 @@ BAD_INVENTORIES = [
     {"nodes": [], "storageClasses": "oss"},
 ]
 # not a mapping, a syntax error with its position, one without (PyYAML's reader), not a Job
-BAD_JOB_YAML = ["- a list", "a: [\n", "a: \x01", "{}"]
+BAD_JOB_YAML = [
+    "- a list",
+    "a: [\n",
+    "a: \x01",
+    "{}",
+    "spec: {storage: [{name: out, storageClassName: a}, {name: out, storageClassName: b}]}",
+]
 
 
 def _report(text: str):
@@ -176,6 +182,8 @@ def _errors(tmp_path: Path) -> Iterator[Text | str]:
         with pytest.raises((InventoryError, JobYamlError, RecordError)) as caught:
             attempt()
         yield caught.value.text
+        if isinstance(caught.value.fix_text, Text):
+            yield caught.value.fix_text
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RLARK_MAX_INPUT_MB", "0.000001")
         with pytest.raises(InventoryError) as caught:
@@ -339,6 +347,8 @@ def test_every_rlark_translation_is_exercised(rendered) -> None:
                 'characters are not allowed\n  in "<unicode string>", position 3.',
                 "The Job YAML does not have the Job shape (KeyError('metadata')); check it "
                 "against the CRD.",
+                "spec.storage[1]: storage 'out' is StorageClass 'b' here and 'a' in "
+                "spec.storage[0]; one storage name has one StorageClass.",
             ],
         ),
         (

@@ -52,7 +52,10 @@ def run(args: argparse.Namespace) -> int:
     findings = schema_findings(manifest)
     try:
         job = parse_job_yaml(text)
-    except JobYamlError:
+    except JobYamlError as exc:
+        if not findings:  # no schema finding says why the Job cannot be read: this error does
+            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+            return 1
         job = None
     report = None
     if has_config(args):

@@ -80,6 +80,12 @@ def parse_job_yaml(text: str) -> Job:
                 path=wrong[0],
             )
         )
+    conflict = _storage_class_conflict(manifest)
+    if conflict:
+        raise JobYamlError(
+            conflict,
+            Text("Give each StorageClass its own storage name, or use one StorageClass."),
+        )
     try:
         return Job.from_manifest(manifest)
     except (KeyError, TypeError, ValueError, StopIteration, AttributeError, OverflowError) as exc:
@@ -89,3 +95,27 @@ def parse_job_yaml(text: str) -> Job:
                 detail=repr(exc),
             )
         ) from None
+
+
+def _storage_class_conflict(manifest: dict[str, Any]) -> Text | None:
+    """A storage name listed twice with two StorageClasses: a Job holds one class per name, so
+    reading it would keep one of them silently."""
+    storage = (manifest.get("spec") or {}).get("storage") if isinstance(manifest, dict) else None
+    first: dict[str, tuple[int, str]] = {}
+    for index, entry in enumerate(storage if isinstance(storage, list) else []):
+        if not isinstance(entry, dict) or "name" not in entry:
+            continue
+        name, storage_class = entry["name"], entry.get("storageClassName", "")
+        earlier, earlier_class = first.setdefault(name, (index, storage_class))
+        if earlier_class != storage_class:
+            return Text(
+                "spec.storage[{index}]: storage '{name}' is StorageClass '{storage_class}' here "
+                "and '{earlier_class}' in spec.storage[{earlier}]; one storage name has one "
+                "StorageClass.",
+                index=index,
+                name=name,
+                storage_class=storage_class,
+                earlier_class=earlier_class,
+                earlier=earlier,
+            )
+    return None

@@ -231,6 +231,22 @@ def test_job_step_output_mount_is_set_on_every_role_and_keeps_role_edits() -> No
     assert [[m.name for m in r.mounts] for r in s.roles] == [[], ["data"], []]
 
 
+def test_the_job_prepare_script_replaces_only_its_own_lines_in_each_role() -> None:
+    s = session()
+    check = "test -x /opt/rlinf/bin/python || exit 1\n"  # as planning adds for an interpreter
+    assert s.update_role(0, prepare_script=check) and s.update_role(1, prepare_script=check)
+    assert s.set_job_field("prepare_script", "source /opt/venv/bin/activate")
+    assert [r.prepare_script for r in s.roles] == ["source /opt/venv/bin/activate\n" + check] * 2
+    assert s.update_role(1, prepare_script="echo franka only\n")  # rewritten for the role
+    assert s.set_job_field("prepare_script", "module load cuda\nsource /opt/venv/bin/activate")
+    assert [r.prepare_script for r in s.roles] == [
+        "module load cuda\nsource /opt/venv/bin/activate\n" + check,
+        "echo franka only\n",
+    ]
+    assert s.set_job_field("prepare_script", "")
+    assert s.roles[0].prepare_script == check and "venv" not in s.job_yaml
+
+
 def test_each_role_has_its_own_image() -> None:
     s = session()
     app = App(s)

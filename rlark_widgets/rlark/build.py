@@ -173,14 +173,30 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
     )
 
 
+def _job_part(script: str) -> str:
+    """The Job-wide prepare lines as they open every role's prepare script."""
+    return script.rstrip("\n") + "\n" if script.strip() else ""
+
+
 def prepare_script(settings: JobSettings, interpreter: str | None) -> str:
-    lines = [settings.prepare_script.rstrip("\n")] if settings.prepare_script.strip() else []
-    if interpreter:
-        lines.append(
-            f"test -x {shlex.quote(interpreter)} || {{ echo 'RLinf needs {interpreter} "
-            "(env_configs.python_interpreter_path) on this node' >&2; exit 1; }"
-        )
-    return "\n".join(lines) + "\n" if lines else ""
+    """The Job-wide prepare lines, then the role's check that RLinf's interpreter exists."""
+    check = (
+        f"test -x {shlex.quote(interpreter)} || {{ echo 'RLinf needs {interpreter} "
+        "(env_configs.python_interpreter_path) on this node' >&2; exit 1; }\n"
+        if interpreter
+        else ""
+    )
+    return _job_part(settings.prepare_script) + check
+
+
+def reseed_prepare(script: str, before: str, after: str) -> str:
+    """A role's prepare script once the Job-wide lines change from ``before`` to ``after``.
+
+    The role's own lines (the interpreter check planning adds, or the user's) stay; a script
+    that no longer opens with ``before`` was rewritten for the role and stays as it is.
+    """
+    old = _job_part(before)
+    return _job_part(after) + script[len(old) :] if script.startswith(old) else script
 
 
 def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:

@@ -29,7 +29,7 @@ from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.history import extend
-from ..rlark.build import JobSettings, build_job
+from ..rlark.build import JobSettings, build_job, reseed_prepare
 from ..rlark.check import check_job
 from ..rlark.inventory import InventoryError, load_inventory
 from ..rlark.job import Job, Mount, Role
@@ -459,7 +459,8 @@ class Session(HasTraits):
     # --- job ------------------------------------------------------------------------------------------
     def set_job_field(self, name: str, value: Any) -> bool:
         """A Job form field. The image seeds every role still on the previous one (a role's own
-        image stays); the output mount is set on every role (see :func:`reseed`)."""
+        image stays); the output mount is set on every role (see :func:`reseed`); the prepare
+        script replaces the Job-wide lines of every role's (see :func:`reseed_prepare`)."""
         before = self._settings()
         self.job_fields = {**self.job_fields, name: value}
         if name == "image":
@@ -467,7 +468,12 @@ class Session(HasTraits):
                 replace(r, image=value) if r.image == before.image else r for r in self.roles
             ]
         elif name == "prepare_script":
-            self.roles = [replace(r, prepare_script=value) for r in self.roles]
+            self.roles = [
+                replace(
+                    r, prepare_script=reseed_prepare(r.prepare_script, before.prepare_script, value)
+                )
+                for r in self.roles
+            ]
         elif name in ("storage_class", "output_dir"):
             seeds = before.mounts, self._settings().mounts
             self.roles = [replace(r, mounts=reseed(r.mounts, *seeds)) for r in self.roles]

@@ -27,7 +27,12 @@ from rlark_widgets.rlinf import (
 )
 from rlark_widgets.rlinf.grammar import GrammarError, parse_rank_map, process_resources
 from rlark_widgets.rlinf.ranks import RankRangeError, RankSyntaxError, parse_rank_config
-from rlark_widgets.rlinf.topology import ACCELERATOR, build_topology
+from rlark_widgets.rlinf.topology import (
+    ACCELERATOR,
+    MAX_GPUS_PER_NODE,
+    GpuLayoutError,
+    build_topology,
+)
 
 LABELS = ["a", "b", "gpu", "4090", "A", "cluster", "node"]
 COMPONENT_KEYS = [
@@ -481,3 +486,27 @@ def test_parse_rank_map_parts_obey_the_grammar(text: str, total: int) -> None:
     per_process = process_resources(parts)
     assert len(per_process) == len(processes)
     assert {r for resources in per_process for r in resources} == set(used)
+
+
+GPU_COUNTS = st.one_of(st.integers(-5, 2_000), st.integers(), st.text(max_size=6))
+GPU_LAYOUT_INPUTS = st.one_of(
+    GPU_COUNTS,
+    st.dictionaries(st.one_of(st.integers(-5, 20_000), st.text(max_size=3)), GPU_COUNTS),
+    st.lists(st.tuples(GPU_COUNTS, GPU_COUNTS), max_size=4).map(
+        lambda pairs: ",".join(f"{rank}:{count}" for rank, count in pairs)
+    ),
+)
+
+
+@given(GPU_LAYOUT_INPUTS)
+def test_a_gpu_layout_is_bounded_or_a_typed_error(value: Any) -> None:
+    """--gpus-per-node(-map) and the app's GPU boxes: real node sizes or an error naming the value."""
+    try:
+        layout = GpuLayout.parse(value)
+    except GpuLayoutError as error:
+        assert error.fix and str(error) == error.message  # English by default, with a fix
+        assert error.text.render("zh") != error.message  # and in Chinese
+        return
+    counts = [layout.default, *layout.per_node.values()]
+    assert all(0 <= count <= MAX_GPUS_PER_NODE for count in counts)
+    assert all(0 <= rank < 10_000 for rank in layout.per_node)

@@ -5,8 +5,9 @@ up) are started by hand with the same ``ray start`` flags minus ours (labels, de
 resources, RLINF_NODE_RANK, the run token). Both sides poll the head's ``/api/v0/nodes``
 every 0.25 s (what ``snapshot`` reads, without its file and process checks). Prints the ratio (target <= 1.1) and the memory (PSS) of each Worker.
 
-Run: ``.venv/bin/python benchmarks/bench_local_start.py`` (about 2-3 minutes; set
-``RLARK_BENCH_ROUNDS`` for more rounds, the best of each side is compared).
+Run: ``.venv/bin/python benchmarks/bench_local_start.py`` (about 4-5 minutes; the best of each
+side over ``RLARK_BENCH_ROUNDS`` rounds, default 4, is compared: one Ray start on 2 cores varies
+from 26 to 33 s, so two rounds had compared noise).
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def local_backend(workspace: Path) -> tuple[float, list[float]]:
 
 def run() -> list[Result]:
     """Alternate which side starts first each round (the first Ray start warms caches)."""
-    rounds = int(os.environ.get("RLARK_BENCH_ROUNDS", "2"))
+    rounds = int(os.environ.get("RLARK_BENCH_ROUNDS", "4"))
     times: dict[str, list[float]] = {"ours": [], "theirs": []}
     memory = []
     sides = {"ours": local_backend, "theirs": by_hand}

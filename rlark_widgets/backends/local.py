@@ -83,7 +83,7 @@ class LocalBackend:
                     value=run_timeout,
                 ),
                 Text(
-                    "Give the seconds the run script may run (more than 0), or no run timeout for no limit."
+                    "Give the seconds (more than 0) the run script may run, or leave run_timeout out for no limit."
                 ),
             )
         if run_mode not in ("rehearsal", "job"):

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         job = parse_job_yaml(text)
     except JobYamlError as exc:
-        if not findings:  # no schema finding says why the Job cannot be read: this error does
+        if not findings:  # the schema found nothing, so this error is the only explanation
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
             return 1
         job = None

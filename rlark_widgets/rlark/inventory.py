@@ -86,13 +86,10 @@ def load_inventory(path: str | Path) -> Inventory:
     file = Path(path)
     if not file.is_file():
         raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
-    if file.stat().st_size > input_limit_bytes():
+    limit = input_limit_bytes()
+    if file.stat().st_size > limit:
         raise InventoryError(
-            Text(
-                "{name} is larger than {size} MB.",
-                name=file.name,
-                size=f"{input_limit_bytes() / 1e6:.1f}",
-            ),
+            Text("{name} is larger than {size} MB.", name=file.name, size=f"{limit / 1e6:.1f}"),
             INPUT_LIMIT_FIX,
         )
     try:

@@ -99,11 +99,10 @@ def parse_job_yaml(text: str) -> Job:
 
 def _storage_class_conflict(manifest: dict[str, Any]) -> Text | None:
     """A storage name listed twice with two StorageClasses: a Job holds one class per name, so
-    reading it would keep one of them silently."""
-    storage = (manifest.get("spec") or {}).get("storage") if isinstance(manifest, dict) else None
+    reading it would keep one of them silently. (Called once the types match the schema.)"""
     first: dict[str, tuple[int, str]] = {}
-    for index, entry in enumerate(storage if isinstance(storage, list) else []):
-        if not isinstance(entry, dict) or "name" not in entry:
+    for index, entry in enumerate(manifest.get("spec", {}).get("storage", [])):
+        if "name" not in entry:
             continue
         name, storage_class = entry["name"], entry.get("storageClassName", "")
         earlier, earlier_class = first.setdefault(name, (index, storage_class))

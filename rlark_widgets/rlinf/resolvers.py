@@ -21,10 +21,9 @@ def _multiply(x: Any, y: Any) -> Any:
         return x * y
     sequence, times = (x, y) if isinstance(y, int) else (y, x)
     repeats = isinstance(sequence, str | list | tuple) and isinstance(times, int)
-    if repeats and len(sequence) * times > input_limit_bytes():
-        raise ValueError(
-            f"the repeated value is longer than the {input_limit_bytes():,}-byte input limit"
-        )
+    limit = input_limit_bytes()
+    if repeats and len(sequence) * times > limit:
+        raise ValueError(f"the repeated value is longer than the {limit:,}-byte input limit")
     return x * y
 
 

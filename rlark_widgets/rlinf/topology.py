@@ -20,7 +20,6 @@ NODE_RESOURCE = "Node"
 #: Our bound, not RLinf's: no node carries more GPUs, and one typo (``0:1000000000``) would
 #: otherwise build a plan of a billion GPU slots.
 MAX_GPUS_PER_NODE = 1_024
-GPUS = Text("GPU count")
 LAYOUT_FIX = Text("Write GPUs per node as a whole number such as 8, or per node rank as 0:8,1:4.")
 
 
@@ -72,7 +71,9 @@ class GpuLayout:
         else:
             return cls.uniform(value)
         counts = {
-            _whole(rank, Text("Node rank"), MAX_NODES - 1): _whole(count, GPUS, MAX_GPUS_PER_NODE)
+            _whole(rank, Text("Node rank"), MAX_NODES - 1): _whole(
+                count, Text("GPU count"), MAX_GPUS_PER_NODE
+            )
             for rank, count in items
         }
         return cls(max(counts.values(), default=0), counts)

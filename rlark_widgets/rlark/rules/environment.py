@@ -7,16 +7,7 @@ from pathlib import PurePosixPath
 
 from ...findings import Severity
 from ...i18n import Text
-from .context import (
-    CONTAINER,
-    SEED_FAQ,
-    SEED_JOB,
-    SPEC,
-    Hit,
-    RuleContext,
-    covers,
-    rule,
-)
+from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
 
 #: Set by RLark itself on every Worker; a user value would be overwritten or break the layout.
 RESERVED_ENV = {"RLINF_NODE_RANK", "RAY_ADDRESS", "RAY_HEAD_IP", "RAY_NODE_IP_ADDRESS"}

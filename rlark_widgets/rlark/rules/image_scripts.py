@@ -7,16 +7,7 @@ from collections.abc import Iterator
 
 from ...findings import Severity
 from ...i18n import Text
-from .context import (
-    CD_TARGET,
-    CONTAINER,
-    SEED_FAQ,
-    SEED_JOB,
-    Hit,
-    RuleContext,
-    code_lines,
-    rule,
-)
+from .context import CD_TARGET, CONTAINER, SEED_FAQ, SEED_JOB, Hit, RuleContext, code_lines, rule
 
 RAY_CHECK = re.compile(r"ray\.nodes\(|\bray status\b|ray\.cluster_resources\(")
 

@@ -7,12 +7,7 @@ from collections.abc import Iterator
 
 from ...findings import Severity
 from ...i18n import Text
-from .context import (
-    SEED_JOB,
-    Hit,
-    RuleContext,
-    rule,
-)
+from .context import SEED_JOB, Hit, RuleContext, rule
 
 JOB_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 

@@ -9,16 +9,7 @@ from ...i18n import Text
 from ...rlinf.ranks import format_ranks
 from ..job import DEVICE_PREFIX
 from ..node_needs import device_resource_for
-from .context import (
-    CONTAINER,
-    SEED_FAQ,
-    SEED_JOB,
-    SEED_RLARK,
-    SPEC,
-    Hit,
-    RuleContext,
-    rule,
-)
+from .context import CONTAINER, SEED_FAQ, SEED_JOB, SEED_RLARK, SPEC, Hit, RuleContext, rule
 
 
 def _robot_devices(robot_type: str, devices: dict[str, int]) -> list[str]:

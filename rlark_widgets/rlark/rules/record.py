@@ -6,13 +6,7 @@ from collections.abc import Iterator
 
 from ...findings import Severity
 from ...i18n import Text
-from .context import (
-    SEED_JOB,
-    SEED_RLARK,
-    Hit,
-    RuleContext,
-    rule,
-)
+from .context import SEED_JOB, SEED_RLARK, Hit, RuleContext, rule
 
 
 @rule(

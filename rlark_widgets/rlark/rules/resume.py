@@ -8,15 +8,7 @@ from pathlib import PurePosixPath
 
 from ...findings import Severity
 from ...i18n import Text
-from .context import (
-    SEED_FAQ,
-    SPEC,
-    Hit,
-    RuleContext,
-    code_lines,
-    covers,
-    rule,
-)
+from .context import SEED_FAQ, SPEC, Hit, RuleContext, code_lines, covers, rule
 
 
 @rule(

@@ -7,13 +7,7 @@ from collections.abc import Iterator
 from ...findings import Severity
 from ...i18n import Text
 from ..inventory import CLUSTER_LABEL
-from .context import (
-    CONTAINER,
-    SEED_JOB,
-    Hit,
-    RuleContext,
-    rule,
-)
+from .context import CONTAINER, SEED_JOB, Hit, RuleContext, rule
 
 
 @rule(

@@ -8,16 +8,18 @@ from pathlib import Path
 import pytest
 
 from rlark_widgets.findings import Severity
+from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.rlark.job import Mount
+from rlark_widgets.rlark.text_fields import format_mounts, parse_mounts
 from rlark_widgets.ui.app import App, launch
-from rlark_widgets.ui.session import Session, finding_key, format_mounts, parse_mounts
+from rlark_widgets.ui.session import Session, finding_key
 
 FRANKA_EXAMPLE = "realworld_peginsertion_rlpd_cnn_async_2arms"
 
 
-def session(example: str = FRANKA_EXAMPLE, **fields) -> Session:
+def session(example: str = FRANKA_EXAMPLE, **fields: str) -> Session:
     s = Session(workspace=Path("/nonexistent-workspace"))
-    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0", **fields}
+    s.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0", **fields)
     assert s.load_example(example), s.error
     return s
 
@@ -99,7 +101,7 @@ def test_warnings_need_acknowledgement_and_errors_block(tmp_path: Path) -> None:
 
 
 def test_job_fields_inventory_and_record(tmp_path: Path) -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert "runner.logger.log_path=/mnt/output/" in s.job.run_script
     assert s.set_inventory("mixed-robots")
     assert s.roles[1].devices == {"rlinf.io/device-franka": 1}
@@ -127,7 +129,7 @@ def rule_paths(s: Session, rule_id: str) -> list[str]:
 
 
 def test_role_mounts_update_the_yaml_and_findings_live() -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert format_mounts(s.roles[1].mounts) == OUTPUT  # seeded by the Job step
     assert rule_paths(s, "JOB-HOSTPATH") == [] and rule_paths(s, "JOB-CHECKPOINT-PERSIST") == []
 
@@ -166,7 +168,7 @@ def test_role_mounts_update_the_yaml_and_findings_live() -> None:
     ],
 )
 def test_a_bad_mounts_line_names_the_role_and_line(line: str, problem: str) -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     before, typed = s.job_yaml, f"{OUTPUT}\n{line}"
     assert not s.set_role_mounts(1, typed)
     assert s.error.startswith(f"Mounts: role 'franka', line 2 ({line}): {problem}"), s.error
@@ -175,13 +177,13 @@ def test_a_bad_mounts_line_names_the_role_and_line(line: str, problem: str) -> N
 
 
 def test_one_storage_name_has_one_storage_class() -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert not s.set_role_mounts(1, "output storage other-class /mnt/output")
     assert "'output' is StorageClass oss-rlinf in role 'header'" in s.error
 
 
 def test_typed_mounts_survive_errors_re_renders_renames_and_the_language() -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     app = App(s)
     roles = app.steps[3]
 
@@ -213,21 +215,21 @@ def test_job_step_output_mount_is_set_on_every_role_and_keeps_role_edits() -> No
     assert all(r.mounts == [] for r in s.roles)
     s.update_role(1, gpus=1)
     assert s.set_role_mounts(1, "data hostPath /data/franka /mnt/data ro")
-    s.set_job_field("storage_class", "oss-rlinf")  # no output path yet: nothing to mount
+    s.set_job_field("output_storage", "oss-rlinf")  # no output path yet: nothing to mount
     assert [len(r.mounts) for r in s.roles] == [0, 1]
-    s.set_job_field("output_dir", "/mnt/output")
+    s.set_job_field("output_mount", "/mnt/output")
     assert format_mounts(s.roles[0].mounts) == OUTPUT
     assert format_mounts(s.roles[1].mounts) == f"{OUTPUT}\ndata hostPath /data/franka /mnt/data ro"
     assert s.roles[1].gpus == 1  # the role edits stay (no re-plan)
     assert "runner.logger.log_path=/mnt/output/" in s.job.run_script
 
-    s.set_job_field("output_dir", "/mnt/results")
+    s.set_job_field("output_mount", "/mnt/results")
     assert [m.mount_path for m in s.roles[1].mounts] == ["/mnt/results", "/mnt/data"]
     assert "runner.logger.log_path=/mnt/results/" in s.job.run_script
     assert rule_paths(s, "JOB-CHECKPOINT-PERSIST") == []
     s.add_role()
     assert format_mounts(s.roles[2].mounts) == "output storage oss-rlinf /mnt/results"
-    s.set_job_field("storage_class", "")  # cleared: the output mount leaves every role
+    s.set_job_field("output_storage", "")  # cleared: the output mount leaves every role
     assert [[m.name for m in r.mounts] for r in s.roles] == [[], ["data"], []]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from ..contract import JOB_RESOURCE
 from ..findings import Finding, Severity
 from ..i18n import Text
 
@@ -34,7 +35,7 @@ def _import_jsonschema_without_iri_grammar():
 
 Draft202012Validator = _import_jsonschema_without_iri_grammar()
 
-CRD_RESOURCE = "jobs.rlark.io.yaml"
+CRD_RESOURCE = f"{JOB_RESOURCE}.yaml"
 
 
 def crd_text() -> str:
@@ -93,7 +94,7 @@ def schema_findings(manifest: Any) -> list[Finding]:
                     "Correct the field as the CRD describes it (`rlark-migrate crd` prints the "
                     "schema)."
                 ),
-                "rlark-widgets CRD jobs.rlark.io (DESIGN.md §3)",
+                f"rlark-widgets CRD {JOB_RESOURCE} (DESIGN.md §3)",
             )
         )
     return findings

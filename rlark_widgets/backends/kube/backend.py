@@ -32,6 +32,7 @@ from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
+from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
 from .config import connect
@@ -156,7 +157,9 @@ class KubernetesBackend:
             command=f"kubectl -n {self.namespace} get {JOBS} {name}",
         )
 
-    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
         """Create the Job once; ``expansion`` and ``config`` are for the local rehearsal only."""
         manifest = self.manifest(job)
         with self._submit_lock:  # a double click in one session waits for the first answer

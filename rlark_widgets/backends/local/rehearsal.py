@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from ...contract import RANK_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, RAY_ADDRESS_ENV
 from ...i18n import Listing, Text
 
 TAG = "[rehearsal]"
@@ -71,7 +71,7 @@ class Rehearsal:
 
         say("REHEARSAL, NOT TRAINING: checks the planned layout on real Ray nodes.")
         first = self.first_step()
-        address = os.environ.get("RAY_ADDRESS", "")
+        address = os.environ.get(RAY_ADDRESS_ENV, "")
         try:
             ray.init(
                 address=address,
@@ -129,7 +129,7 @@ class Rehearsal:
     def _missing(self, alive: list[dict[str, Any]]) -> str:
         present = {_rank(n) for n in alive}
         missing = [w for w in self.plan["workers"] if w["rank"] not in present]
-        return ", ".join(f"RLINF_NODE_RANK {w['rank']} (Worker {w['key']})" for w in missing)
+        return ", ".join(f"{RANK_ENV} {w['rank']} (Worker {w['key']})" for w in missing)
 
     # --- 2. ranks -----------------------------------------------------------------------------
     def check_ranks(self, alive: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
@@ -185,7 +185,7 @@ class Rehearsal:
             raise RehearsalFailure(
                 Text("node rank labels and environments disagree: {detail}.", detail=detail)
             )
-        say("every node's RLINF_NODE_RANK matches its label")
+        say(f"every node's {RANK_ENV} matches its label")
         return probes
 
     # --- 3. placement -------------------------------------------------------------------------
@@ -375,7 +375,7 @@ class NodeProbe:
     """One per node: reads the node's RLINF_NODE_RANK and answers every step."""
 
     def rank_env(self) -> str | None:
-        return os.environ.get("RLINF_NODE_RANK")
+        return os.environ.get(RANK_ENV)
 
     def step(self, step: int) -> int:
         return step
@@ -394,7 +394,7 @@ class PlacedProcess:
         seen = os.environ["CUDA_VISIBLE_DEVICES"]
         return {
             "node_id": ray.get_runtime_context().get_node_id(),
-            "rank_env": os.environ.get("RLINF_NODE_RANK"),
+            "rank_env": os.environ.get(RANK_ENV),
             "gpus": [int(g) for g in seen.split(",") if g],
         }
 

@@ -21,7 +21,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from ...contract import RANK_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, RAY_ADDRESS_ENV
 from .layout import JobDir, tail_lines
 from .procs import ProcessRef, RunLeaders, end_run, session_processes, signal_all
 from .ray_nodes import (
@@ -130,7 +130,7 @@ class Supervisor:
             worker.env,
             worker.dir,
             Path(worker.log),
-            f"Worker {worker.key} (RLINF_NODE_RANK {worker.rank}): {' '.join(argv)}",
+            f"Worker {worker.key} ({RANK_ENV} {worker.rank}): {' '.join(argv)}",
         )
         self.children[worker.key] = proc
         events = self.state["workers"].get(worker.key, {}).get("events", [])
@@ -181,7 +181,7 @@ class Supervisor:
 
     def start_run_script(self) -> None:
         run = self.spec.run
-        env = {**run.env, "RAY_ADDRESS": self.state["head"]["address"]}
+        env = {**run.env, RAY_ADDRESS_ENV: self.state["head"]["address"]}
         proc = self.spawn(run.argv, env, run.cwd, Path(run.log), run.banner)
         self.children["run"] = proc
         self.state["run"] = {**ProcessRef.of(proc.pid).to_json(), "started": time.time()}

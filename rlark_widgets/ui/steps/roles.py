@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from ...contract import DEVICE_PREFIX, RANK_ENV
 from ...i18n import Text, render
 from ...rlark.planner import TEMPLATE_TITLES
+from ...rlark.text_fields import format_mounts
 from ...rlinf.ranks import format_ranks
 from ..html import CSS, banner, esc, sentences, table
 from ..labels import Labels
-from ..session import Session, format_mounts
+from ..session import Session, role_text
 from .fields import ROW_STYLE, STYLE, WIDE
 
 MOUNTS_HELP = Text(
@@ -21,7 +23,7 @@ MOUNTS_HELP = Text(
 class RolesStep:
     """Step 4: the editable role table, templates, Re-plan, and the live node-rank map."""
 
-    HEADERS = ("RLINF_NODE_RANK", Text("role/worker"), Text("components"), Text("GPUs used"))
+    HEADERS = (RANK_ENV, Text("role/worker"), Text("components"), Text("GPUs used"))
 
     def __init__(self, session: Session) -> None:
         self.s = session
@@ -83,7 +85,7 @@ class RolesStep:
         )
         selector = t(
             w.Text(
-                value=", ".join(f"{k}={v}" for k, v in role.node_selector.items()),
+                value=role_text(role, "node_selector"),
                 placeholder="key=value, key=value",
                 layout=w.Layout(width="520px"),
                 style=ROW_STYLE,
@@ -101,8 +103,8 @@ class RolesStep:
         )
         devices = t(
             w.Text(
-                value=", ".join(f"{k}={v}" for k, v in role.devices.items()),
-                placeholder="rlinf.io/device-franka=1",
+                value=role_text(role, "devices"),
+                placeholder=f"{DEVICE_PREFIX}device-franka=1",
                 layout=w.Layout(width="360px"),
                 style=ROW_STYLE,
             ),
@@ -110,7 +112,7 @@ class RolesStep:
         )
         env = t(
             w.Textarea(
-                value="\n".join(f"{k}={v}" for k, v in role.env.items()),
+                value=role_text(role, "env"),
                 placeholder="NAME=value",
                 layout=w.Layout(width="360px", height="54px"),
                 style=ROW_STYLE,
@@ -145,32 +147,20 @@ class RolesStep:
             )
         )
 
-        def pairs(textvalue: str, sep: str) -> dict[str, str]:
-            items = (p.split("=", 1) for p in textvalue.replace("\n", sep).split(sep) if "=" in p)
-            return {k.strip(): v.strip() for k, v in items}
-
         name.observe(lambda c: s.update_role(index, name=c["new"].strip()), "value")
         head.observe(lambda c: s.update_role(index, head=c["new"]), "value")
         replicas.observe(lambda c: s.update_role(index, replicas=c["new"]), "value")
         gpus.observe(lambda c: s.update_role(index, gpus=c["new"]), "value")
-        selector.observe(
-            lambda c: s.update_role(index, node_selector=pairs(c["new"], ",")), "value"
-        )
-        devices.observe(
-            lambda c: s.update_role(
-                index, devices={k: int(v) for k, v in pairs(c["new"], ",").items() if v.isdigit()}
-            ),
-            "value",
-        )
-        env.observe(lambda c: s.update_role(index, env=pairs(c["new"], "\n")), "value")
+        for field, widget in (("node_selector", selector), ("devices", devices), ("env", env)):
+            widget.observe(lambda c, field=field: s.set_role_text(index, field, c["new"]), "value")
         prepare.observe(lambda c: s.update_role(index, prepare_script=c["new"]), "value")
         image.observe(lambda c: s.update_role(index, image=c["new"].strip()), "value")
         mounts.observe(lambda c: s.set_role_mounts(index, c["new"]), "value")
         up.on_click(lambda _: s.move_role(index, -1))
         down.on_click(lambda _: s.move_role(index, 1))
         remove.on_click(lambda _: s.remove_role(index))
-        for field in (name, selector, devices, env, prepare, image, mounts):
-            field.continuous_update = False
+        for editor in (name, selector, devices, env, prepare, image, mounts):
+            editor.continuous_update = False
         return w.VBox(
             [
                 w.HBox([name, head, replicas, gpus, up, down, remove]),

@@ -305,3 +305,39 @@ def test_each_refresh_draws_banner_and_charts_from_that_refresh(kube, tmp_path, 
     assert alive[-2:] == [0, 1] and len(alive) == len(s.history)
     assert "Ray members: 1/1 alive" in summary
     assert s.diagnosis.title != first
+
+
+def test_role_text_fields_read_or_refuse_with_the_role_and_item() -> None:
+    s = session()
+    assert s.set_role_text(1, "devices", "rlinf.io/device-franka=2"), s.error
+    assert s.roles[1].devices == {"rlinf.io/device-franka": 2}
+    before = (list(s.roles), s.job_yaml)
+    assert not s.set_role_text(1, "devices", "rlinf.io/device-franka=two")  # was dropped silently
+    assert "role 'franka', devices: the count of rlinf.io/device-franka is 'two'" in s.error
+    assert "Fix: Write RESOURCE=COUNT" in s.error
+    assert not s.set_role_text(1, "node_selector", "rlark.io/cluster=a, zone")
+    assert "role 'franka', nodes: 'zone' is not NAME=VALUE" in s.error
+    assert (list(s.roles), s.job_yaml) == before  # nothing applied
+    assert s.set_role_text(1, "env", "A=1\nB = 2"), s.error
+    assert s.roles[1].env == {"A": "1", "B": "2"}
+    s.set_language("zh")
+    assert not s.set_role_text(1, "env", "NOVALUE")
+    assert "角色“franka”的环境变量：“NOVALUE”不是 NAME=VALUE 格式" in s.error
+
+
+def test_run_timeout_reaches_the_local_backend(tmp_path: Path) -> None:
+    s = Session(workspace=tmp_path)
+    assert s.backend().options.run_timeout is None
+    assert s.set_run_timeout("45"), s.error
+    assert s.backend().options.run_timeout == 45.0
+    assert not s.set_run_timeout("soon") and "'soon' is not a number of seconds." in s.error
+    assert s.run_timeout == 45.0
+
+
+def test_job_phases_say_when_a_job_has_ended() -> None:
+    from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot
+
+    assert [p.ended for p in JobPhase] == [False, False, True, True, True]
+    assert JobSnapshot("j", "local", 0.0, phase="Stopped").ended
+    assert not JobSnapshot("j", "local", 0.0, phase="Creating").ended  # unknown: not ended
+    assert JobSnapshot("j", "local", 0.0, exists=False).ended

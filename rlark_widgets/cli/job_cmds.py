@@ -129,8 +129,8 @@ def _fail(exc: BackendError, lang: str) -> int:
     return EXIT_FAILED
 
 
-def _say(message: Text | str, lang: str, **print_options) -> None:
-    print(render(message, lang), **print_options)
+def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
+    print(render(message, lang), flush=flush)
 
 
 def _planned(args: argparse.Namespace) -> PlannedJob | None:

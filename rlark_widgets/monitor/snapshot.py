@@ -88,7 +88,7 @@ class EventRecord:
     """A Kubernetes event (or a local equivalent) about one Worker."""
 
     reason: str
-    message: str
+    message: Text | str  # the local backend's own events are Text, rendered when shown
     type: str = "Normal"
     count: int = 1
     time: float | None = None
@@ -107,7 +107,7 @@ class WorkerSnapshot:
     ip: str | None = None
     restarts: int = 0
     reason: str | None = None  # ImagePullBackOff, CrashLoopBackOff, OOMKilled, Error, ...
-    message: str | None = None
+    message: Text | str | None = None
     exit_code: int | None = None
     events: list[EventRecord] = field(default_factory=list)
     head: bool = False  # runs the Ray head: every member depends on it
@@ -182,7 +182,7 @@ class JobSnapshot:
         if not self.exists:
             return True
         try:
-            return JobPhase(self.phase).ended
+            return JobPhase(self.phase or "").ended
         except ValueError:
             return False
 

@@ -146,7 +146,7 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
     """cd explicitly, re-check that all Ray nodes joined, then launch RLinf like its scripts do."""
     rlinf_dir = settings.rlinf_dir
     config = plan.report.config
-    num_nodes = plan.report.cluster.num_nodes
+    num_nodes = plan.report.num_nodes
     overrides = list(config.overrides)
     if settings.output_mount:
         key = output_key(plan)
@@ -243,7 +243,7 @@ def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
     ]
     annotations = {
         CONFIG_ANNOTATION: repo_relative(config.source),
-        NUM_NODES_ANNOTATION: str(plan.report.cluster.num_nodes),
+        NUM_NODES_ANNOTATION: str(plan.report.num_nodes),
         PLANNED_BY_ANNOTATION: f"rlark-widgets {__version__}",
     }
     if config.overrides:

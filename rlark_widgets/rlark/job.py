@@ -180,6 +180,7 @@ def _role_from_task(task: dict[str, Any], storage: dict[str, str]) -> Role:
     mounts = []
     for vm in container.get("volumeMounts") or []:
         volume = volumes.get(vm["name"], {})
+        kind: MountKind
         if "hostPath" in volume:
             kind, source = "hostPath", volume["hostPath"]["path"]
         else:

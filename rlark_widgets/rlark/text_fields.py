@@ -14,9 +14,9 @@ from dataclasses import replace
 
 from ..contract import DNS_LABEL
 from ..i18n import Text, TextError
-from .job import Mount
+from .job import Mount, MountKind
 
-MOUNT_KINDS = {"storage": "storage", "hostpath": "hostPath"}
+MOUNT_KINDS: dict[str, MountKind] = {"storage": "storage", "hostpath": "hostPath"}
 MOUNTS_FIX = Text(
     "One mount per line: NAME storage STORAGECLASS /container/path, or NAME hostPath "
     "/node/dir /container/path; add ro for read-only."
@@ -146,9 +146,9 @@ def _mount(
         return Text("the kind '{kind}' is neither storage nor hostPath", kind=kind)
     if mode and mode[0] not in ("ro", "rw"):
         return Text("the last word '{word}' is neither ro nor rw", word=mode[0])
-    kind = MOUNT_KINDS[kind.lower()]
+    mount_kind = MOUNT_KINDS[kind.lower()]
     other_class, other_role = storage.get(name, (source, ""))
-    if kind == "storage" and other_class != source:
+    if mount_kind == "storage" and other_class != source:
         return Text(
             "'{name}' is StorageClass {other} in role '{role}': one storage name has one "
             "StorageClass in the Job",
@@ -156,7 +156,7 @@ def _mount(
             other=other_class,
             role=other_role,
         )
-    return Mount(name, kind, source, path, read_only=mode == ["ro"])
+    return Mount(name, mount_kind, source, path, read_only=mode == ["ro"])
 
 
 def reseed_mounts(mounts: list[Mount], old: list[Mount], new: list[Mount]) -> list[Mount]:

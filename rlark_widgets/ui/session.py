@@ -27,10 +27,10 @@ from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
 from ..monitor.diagnosis import Diagnosis, diagnose
-from ..monitor.history import extend
+from ..monitor.history import HistoryPoint, extend
 from ..monitor.snapshot import JobSnapshot
-from ..pipeline import PlanRequest, plan_for, plan_job, submit_checked
-from ..rlark.build import JobSettings, build_job, job_mounts, reseed_prepare
+from ..pipeline import PlannedJob, PlanRequest, plan_for, plan_job, submit_checked
+from ..rlark.build import JobSettings, job_mounts, reseed_prepare
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Job, Role
@@ -57,7 +57,7 @@ SUBMITTING = Text("Submitting…")
 SETTINGS_FIELDS = tuple(f.name for f in fields(JobSettings) if f.name != "mounts")
 FACT_FIELDS = ("rlinf_commit", "image_digest")
 #: A role's fields typed as text, their grammar and how errors name them.
-ROLE_TEXT_FIELDS = {
+ROLE_TEXT_FIELDS: dict[str, tuple[Text, Callable[[str, Text], dict[str, Any]]]] = {
     "node_selector": (Text("nodes"), parse_pairs),
     "devices": (Text("devices"), parse_counts),
     "env": (Text("env"), lambda text, where: parse_pairs(text, where, "\n")),
@@ -118,7 +118,7 @@ class Session(HasTraits):
     busy = Bool(False)
     submitted = Unicode("")
     snapshot = Instance(JobSnapshot, allow_none=True)
-    history = List()
+    history = List(Instance(HistoryPoint))
     diagnosis = Instance(Diagnosis, allow_none=True)
     submitted_at = Float(None, allow_none=True)
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
@@ -275,10 +275,11 @@ class Session(HasTraits):
         if request is None:
             return
         plan = plan_for(request)
+        planned = plan_job(request, plan)
         self.report, self.plan = plan.report, plan
-        self.roles = list(build_job(plan, self.settings).roles) if plan.ok else []
+        self.roles = list(planned.job.roles) if planned.job is not None else []
         self.mount_drafts = {}
-        self._rebuild()
+        self._show(planned)
 
     # --- roles ---------------------------------------------------------------------------------------
     def update_role(self, index: int, **changes: Any) -> bool:
@@ -407,7 +408,8 @@ class Session(HasTraits):
             if name not in SETTINGS_FIELDS:
                 raise ValueError(Text("There is no Job field {name}.", name=name))
             before = self.settings
-            self.settings = replace(before, **{name: _setting(name, value)})
+            change: dict[str, Any] = {name: _setting(name, value)}
+            self.settings = replace(before, **change)
             if name == "image":
                 self.roles = [
                     replace(r, image=value) if r.image == before.image else r for r in self.roles
@@ -437,7 +439,9 @@ class Session(HasTraits):
             self.job, self.job_yaml, self.findings = None, "", []
             self.revision += 1
             return
-        planned = plan_job(request, self.plan)
+        self._show(plan_job(request, self.plan))
+
+    def _show(self, planned: PlannedJob) -> None:
         self.job, self.findings = planned.job, planned.findings
         self.job_yaml = redact(render_job_yaml(planned.job)) if planned.job is not None else ""
         self.revision += 1

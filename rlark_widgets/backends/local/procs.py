@@ -120,7 +120,8 @@ def _scan(leaders: Iterable[ProcessRef], token: str | None) -> list[psutil.Proce
     for proc in psutil.process_iter(["status", "create_time"]):
         if proc.pid == os.getpid() or proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
-        leader = sessions.get(_session_of(proc.pid))
+        session = _session_of(proc.pid)
+        leader = sessions.get(session) if session is not None else None
         in_session = leader is not None and proc.info["create_time"] >= leader.create_time - 1
         if in_session or (token is not None and has_token(proc.pid, token)):
             found.append(proc)
@@ -183,8 +184,9 @@ def end_run(token: str, leaders: RunLeaders, grace: float, poll: float = 0.1) ->
     for targets, find in stages:
         for ref in targets:
             main = ref.process()
-            whole = ref is leaders.run or main is None  # no ray start left to do it in order
-            signal_all(session_processes(ref) if whole else [main], signal.SIGTERM)
+            # the run script, or no ray start left to end its session in order: the whole session
+            parts = session_processes(ref) if ref is leaders.run or main is None else [main]
+            signal_all(parts, signal.SIGTERM)
         deadline = time.monotonic() + grace
         left = find()
         while left and time.monotonic() < deadline:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -214,8 +215,9 @@ class Supervisor:
         run["timed_out"] = time.time()
         self.log(f"the run script ran longer than run_timeout ({limit:g} s): ending it")
         leader = ProcessRef.from_json(run)
-        signal_all(session_processes(leader), signal.SIGTERM)
-        self.pending_kills.append((time.monotonic() + self.spec.options.grace, leader))
+        if leader is not None:
+            signal_all(session_processes(leader), signal.SIGTERM)
+            self.pending_kills.append((time.monotonic() + self.spec.options.grace, leader))
         self.save()
 
     def teardown(self, why: str) -> None:
@@ -283,7 +285,7 @@ class Supervisor:
                 start_new_session=True,
             )
 
-    def _records(self):
+    def _records(self) -> Iterator[tuple[str, dict[str, Any]]]:
         yield from self.state["workers"].items()
         if self.state["run"] is not None:
             yield "run", self.state["run"]

@@ -6,6 +6,7 @@ import ipywidgets as w
 
 from ...contract import DEVICE_PREFIX, RANK_ENV
 from ...i18n import Text, render
+from ...rlark.job import Role
 from ...rlark.planner import TEMPLATE_TITLES
 from ...rlark.text_fields import format_mounts
 from ...rlinf.ranks import format_ranks
@@ -49,11 +50,11 @@ class RolesStep:
         self.rows = w.VBox()
         self.rank_map = w.HTML()
         self.why = w.HTML()
-        t.on(self.template, lambda c: setattr(session, "template", c["new"]) or session.replan())
+        t.on(self.template, lambda c: self._template(c["new"]))
         replan.on_click(lambda _: session.replan())
         add.on_click(lambda _: session.add_role())
         session.observe(lambda _: self.render(), ["revision", "mount_drafts"])
-        session.observe(lambda _: self.row_labels.apply() or self.render_plan(), ["lang"])
+        session.observe(lambda _: self._relabel(), ["lang"])
         self.widget = w.VBox(
             [
                 t.heading(Text("Roles")),
@@ -66,7 +67,15 @@ class RolesStep:
         )
         self.render()
 
-    def _row(self, index: int, role) -> w.Widget:
+    def _template(self, name: str) -> None:
+        self.s.template = name
+        self.s.replan()
+
+    def _relabel(self) -> None:
+        self.row_labels.apply()
+        self.render_plan()
+
+    def _row(self, index: int, role: Role) -> w.Widget:
         s, t = self.s, self.row_labels
         name = t(
             w.Text(value=role.name, layout=w.Layout(width="210px"), style=ROW_STYLE),
@@ -175,7 +184,7 @@ class RolesStep:
             ),
         )
 
-    def _mounts(self, role) -> tuple[w.Textarea, w.HTML]:
+    def _mounts(self, role: Role) -> tuple[w.Textarea, w.HTML]:
         """A role's mounts, one per line; text that did not read stays, with why beside it."""
         draft = self.s.mount_drafts.get(role.name)
         area = self.row_labels(
@@ -216,7 +225,7 @@ class RolesStep:
             )
             self.why.value = ""
             return
-        per_node = self.s.report.expansion.per_node
+        per_node = self.s.report.expansion.per_node if self.s.report else {}
         rows = []
         for role, ranks in job.node_rank_ranges():
             for index, rank in enumerate(ranks):

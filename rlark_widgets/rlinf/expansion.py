@@ -160,10 +160,6 @@ class Expansion:
     def total_processes(self) -> int:
         return sum(c.world_size for c in self.components.values())
 
-    def raise_for_error(self) -> None:
-        if self.error is not None:
-            raise self.error
-
     def to_json(self) -> dict[str, Any]:
         """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion)."""
         return {

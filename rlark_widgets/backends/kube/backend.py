@@ -36,7 +36,7 @@ from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
 from .config import connect
-from .inventory import NodeSelection, inventory_from, node_selection
+from .inventory import inventory_from
 from .preflight import (
     access_findings,
     capacity_findings,
@@ -123,12 +123,6 @@ class KubernetesBackend:
             Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
         )
         return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
-
-    def select_nodes(
-        self, selector: Mapping[str, str], inventory: Inventory | None = None
-    ) -> NodeSelection:
-        """The console's read-only selected node count, and matches outside the intended cluster."""
-        return node_selection(inventory or self.inventory(), selector, self.cluster)
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""

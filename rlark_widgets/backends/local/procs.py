@@ -10,7 +10,6 @@ start time, so a reused PID is never signalled.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import time
@@ -206,12 +205,3 @@ def exit_reason(returncode: int) -> tuple[str, int]:
             name = f"signal {-returncode}"
         return f"Killed ({name})", 128 - returncode
     return ("Completed" if returncode == 0 else "Error"), returncode
-
-
-def memory_mib(procs: Iterable[psutil.Process]) -> float:
-    """Proportional set size (PSS) of ``procs`` in MiB: shared pages counted once overall."""
-    total = 0
-    for proc in procs:
-        with contextlib.suppress(psutil.Error):
-            total += proc.memory_full_info().pss
-    return total / 2**20

@@ -22,8 +22,8 @@ app: $(STAMP)
 	$(BIN)/voila notebooks/app.ipynb --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
 
 # lint-imports keeps the layers of pyproject.toml's [tool.importlinter]; mypy checks every
-# signature. The fuzz tests run apart, under an address-space limit: a runaway input fails its test, not
-# the machine.
+# signature. The fuzz tests run apart, under an address-space limit: a runaway input fails its
+# test, not the machine.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -124,6 +124,7 @@ class RLarkEmulator(kmock.KubernetesEmulator):
         self.faults: list[Fault] = []
         self.access = Access()
         self.dashboards: dict[str, list[dict]] = {}  # head pod -> Ray /api/v0/nodes rows
+        self.summaries: dict[str, dict] = {}  # head pod -> a recorded /nodes?view=summary answer
         self.logs: dict[str, str] = {}
         self.volumes: dict[str, Path] = {}  # container path -> local directory (for exec)
         self.served = 0
@@ -217,6 +218,8 @@ class RLarkEmulator(kmock.KubernetesEmulator):
 
     def _dashboard(self, request: kmock.Request) -> Any:
         pod = (request.name or "").split(":")[0]
+        if request.subresource == "proxy/nodes" and request.params.get("view") == "summary":
+            return self._node_summary(pod)
         if pod not in self.dashboards:
             message = (
                 f"error trying to reach service: dial tcp {pod}:8265: connect: connection refused"
@@ -228,6 +231,31 @@ class RLarkEmulator(kmock.KubernetesEmulator):
         result = {"total": len(rows), "num_after_truncation": len(rows), "num_filtered": len(rows)}
         result |= {"result": rows, "partial_failure_warning": "", "warnings": None}
         return {"result": True, "msg": "", "data": {"result": result}}
+
+    def _node_summary(self, pod: str) -> Any:
+        """Ray's ``/nodes?view=summary``: a recorded answer when one was given for the head,
+        else the members' rows with no GPU device (logical GPUs, as Ray reports them)."""
+        if pod in self.summaries:
+            return self.summaries[pod]
+        if pod not in self.dashboards:
+            return kmock.Response(
+                status=503, payload=status_body(503, "ServiceUnavailable", "connection refused")
+            )
+        summary = [
+            {
+                "ip": row["node_ip"],
+                "gpus": [],
+                "raylet": {
+                    "nodeId": row["node_id"],
+                    "state": row["state"],
+                    "isHeadNode": row["is_head_node"],
+                    "labels": row["labels"],
+                    "resourcesTotal": row["resources_total"],
+                },
+            }
+            for row in self.dashboards[pod]
+        ]
+        return {"result": True, "msg": "Node summary fetched.", "data": {"summary": summary}}
 
     def _log(self, request: kmock.Request) -> kmock.Response:
         pod = self.live("v1/pods", request.namespace, request.name)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..i18n import Text, render
+from .scalars import SLOW, STALLED, step_pace
 from .snapshot import (
     CHECKPOINTS,
     FAILED,
@@ -188,7 +189,9 @@ def _healthy(snap: JobSnapshot) -> Diagnosis:
             if snap.rehearsal
             else Text("Training: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
         )
-    return Diagnosis("healthy", True, title, training=not snap.rehearsal)
+    pace = step_pace(snap.scalars, snap.time)
+    detail = pace.text if pace is not None and pace.state == SLOW else ""
+    return Diagnosis("healthy", True, title, detail, training=not snap.rehearsal)
 
 
 def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
@@ -390,8 +393,25 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             "",
             Text("Wait for the first step; if nothing comes, read the Header's log."),
         )
+    pace = step_pace(snap.scalars, snap.time)
+    if pace is not None and pace.state == STALLED:
+        return _broken(
+            "steps-advancing",
+            Text(
+                "Steps stalled at step {step}: no new step for {since} s, more than {factor} times"
+                " the median step time.",
+                step=pace.last_step,
+                since=f"{pace.since:.0f}",
+                factor=f"{pace.since / pace.median:.0f}",
+            ),
+            pace.text,
+            Text(
+                "Read the logs of the Workers; a hung collective or a dead Worker stalls everyone."
+            ),
+        )
     if (
-        snap.progress.last_step_time is not None
+        pace is None
+        and snap.progress.last_step_time is not None
         and snap.time - snap.progress.last_step_time > stale_after
     ):
         return _broken(

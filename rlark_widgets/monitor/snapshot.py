@@ -11,6 +11,8 @@ from enum import StrEnum
 from typing import Any
 
 from ..i18n import Text, render
+from .gpus import GpuUse
+from .scalars import ScalarSeries, latest_values, step_pace
 
 #: Worker phases (Kubernetes pod phases; local processes map onto them).
 PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN = (
@@ -49,7 +51,11 @@ JOB_SPEC, PODS, EVENTS, MEMBERS, CHECKPOINTS, LOG_TAIL, SUPERVISOR, PLAN = (
     "supervisor",
     "plan",
 )
+#: Parts added with training curves and GPU use.
+SCALARS, GPUS = "scalars", "gpu use"
 PART_NAMES = {
+    SCALARS: Text("training curves (TensorBoard events)"),
+    GPUS: Text("GPU use (Ray dashboard node summary)"),
     JOB_SPEC: Text("Job spec"),
     PODS: Text("Workers (pods)"),
     EVENTS: Text("Worker events"),
@@ -169,6 +175,9 @@ class JobSnapshot:
     workers: list[WorkerSnapshot] = field(default_factory=list)
     members: list[RayMember] = field(default_factory=list)
     checkpoints: list[Checkpoint] = field(default_factory=list)
+    scalars: dict[str, ScalarSeries] = field(default_factory=dict)  # by TensorBoard tag
+    gpus: list[GpuUse] = field(default_factory=list)  # per GPU per Worker, when Ray reports it
+    gpu_note: Text | None = None  # why no GPU use is shown (logical GPUs, no dashboard answer)
     progress: Progress = field(default_factory=Progress)
     run_script_state: str | None = None  # not started / running / succeeded / failed / stopped
     run_script_exit_code: int | None = None
@@ -203,4 +212,10 @@ class JobSnapshot:
         return max(self.checkpoints, key=lambda c: c.step, default=None)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data for JSON and records; each scalar as its latest point (the curves
+        themselves stay in the event files), with the steps' pace."""
+        data = asdict(self)
+        data["scalars"] = latest_values(self.scalars)
+        pace = step_pace(self.scalars, self.time)
+        data["pace"] = asdict(pace) if pace is not None else None
+        return data

@@ -53,6 +53,12 @@ class ExecFailed(Exception):
 
 def exec_checkpoints(api: KubeApi, namespace: str, pod: str, directory: str) -> list[Checkpoint]:
     """List ``directory`` inside the head pod through the API server's exec (a websocket)."""
+    return parse_listing(run_in_head(api, namespace, pod, LIST_SCRIPT, [directory]), directory)
+
+
+def run_in_head(api: KubeApi, namespace: str, pod: str, script: str, args: list[str]) -> str:
+    """The output of ``sh -c script sh args...`` in the pod's main container (ExecFailed
+    when it cannot run or exits non-zero)."""
     from kubernetes.stream import stream  # imports the websocket client only when needed
 
     api.requests += 1
@@ -61,7 +67,7 @@ def exec_checkpoints(api: KubeApi, namespace: str, pod: str, directory: str) -> 
             api.exec_core.connect_get_namespaced_pod_exec,
             pod,
             namespace,
-            command=["sh", "-c", LIST_SCRIPT, "sh", directory],
+            command=["sh", "-c", script, "sh", *args],
             container=MAIN_CONTAINER,
             stderr=False,
             stdin=False,
@@ -79,7 +85,7 @@ def exec_checkpoints(api: KubeApi, namespace: str, pod: str, directory: str) -> 
         socket.sock.shutdown()  # websocket-client's close() skips this once the server hung up
     if code:
         raise ExecFailed(Text("the listing exited with code {code}", code=code))
-    return parse_listing(output, directory)
+    return str(output)
 
 
 def _exit_code(socket: Any) -> int | None:

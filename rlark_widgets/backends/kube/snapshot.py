@@ -19,24 +19,30 @@ from ...i18n import Text
 from ...monitor.snapshot import (
     CHECKPOINTS,
     EVENTS,
+    GPUS,
     JOB_SPEC,
     LOG_TAIL,
     MEMBERS,
     PODS,
     RUNNING,
+    SCALARS,
     JobSnapshot,
     WorkerSnapshot,
 )
 from ...rlark.job import MAIN_CONTAINER, Job
 from ..base import expectations
 from ..checkpoints import local_checkpoints, local_directory
+from ..events import event_files, scalars_into
+from ..gpu_use import SUMMARY_PATH, gpu_use_into
 from ..ray_members import members_from_dashboard
 from .api import Action, KubeApi, KubeApiError
 from .checkpoints import ExecFailed, exec_checkpoints
+from .events import fetch_events, tensorboard_dirs
 from .workers import join_members, workers_from
 
 DASHBOARD_PORT = 8265
 PROXY_PATH = "/api/v1/namespaces/{namespace}/pods/{name}/proxy/api/v0/nodes"
+SUMMARY_PROXY_PATH = "/api/v1/namespaces/{namespace}/pods/{name}/proxy" + SUMMARY_PATH
 BACKEND = "kubernetes"
 RUN_SCRIPT_STATES = {"Succeeded": "succeeded", "Failed": "failed"}
 #: A refresh's time budget, in request timeouts: retries stop, and no further part starts,
@@ -134,6 +140,7 @@ class SnapshotReader:
             self._members(snap, head, deadline)
         if job is not None:
             self._checkpoints(snap, job, head, pods is not None, deadline)
+            self._scalars(snap, job, head, deadline)
         if snap.run_script_state == "failed" and head is not None:
             tail = self._part(snap, LOG_TAIL, deadline, lambda: self._log_tail(head, deadline))
             snap.log_tail = tail or []
@@ -222,10 +229,53 @@ class SnapshotReader:
                 snap.lack(MEMBERS, Text("the Ray dashboard answered: {error}", error=str(exc)))
 
         self._part(snap, MEMBERS, deadline, read)
+        if snap.members:
+            self._part(snap, GPUS, deadline, lambda: self._gpu_use(snap, head, deadline))
+
+    def _gpu_use(self, snap: JobSnapshot, head: WorkerSnapshot, deadline: float) -> None:
+        """GPU use per Worker from the head dashboard's node summary, through the pod proxy."""
+        answer = self.api.raw_get(
+            Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name),
+            SUMMARY_PROXY_PATH,
+            attempts=1,
+            deadline=deadline,
+            namespace=self.namespace,
+            name=f"{head.name}:{DASHBOARD_PORT}",
+        )
+        try:
+            gpu_use_into(snap, answer)
+        except ValueError as exc:
+            snap.lack(GPUS, Text("the Ray dashboard answered: {error}", error=str(exc)))
 
     def _log_tail(self, head: WorkerSnapshot, deadline: float) -> list[str]:
         """The Header's last lines, read only when the run script failed (one more request)."""
         return read_log(self.api, self.namespace, head.name, 20, deadline).splitlines()
+
+    def _scalars(
+        self, snap: JobSnapshot, job: Job, head: WorkerSnapshot | None, deadline: float
+    ) -> None:
+        """Training curves from the TensorBoard event files: the local mount when there is
+        one, else the head pod's files mirrored here by exec; none before the head runs."""
+        if self.checkpoint_root is not None:
+            for directory in tensorboard_dirs(job):
+                local = local_directory(job, directory, self.checkpoint_root)
+                if local is not None and event_files(local):
+                    scalars_into(snap, local, None)
+                    return
+            return
+        if head is None or head.phase != RUNNING:
+            return
+        if time.monotonic() >= deadline:
+            snap.lack(SCALARS, self._late())
+            return
+        try:
+            mirrored = fetch_events(self.api, self.namespace, head.name, job)
+        except (ExecFailed, OSError, ValueError) as exc:
+            why = exc.why if isinstance(exc, ExecFailed) else str(exc)
+            snap.lack(SCALARS, Text("exec in {pod} failed: {error}", pod=head.name, error=why))
+            return
+        if mirrored is not None:
+            scalars_into(snap, mirrored, None)
 
     def _checkpoints(
         self,

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import socket
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from ...i18n import Text
 from ...monitor.snapshot import (
     FAILED,
+    GPUS,
     MEMBERS,
     PENDING,
     PLAN,
@@ -28,6 +30,8 @@ from ...monitor.snapshot import (
     WorkerSnapshot,
 )
 from ..checkpoints import local_checkpoints
+from ..events import scalars_into
+from ..gpu_use import SUMMARY_PATH, gpu_use_into
 from .layout import JobDir, slug, tail_lines
 from .procs import ProcessRef, exit_reason
 from .ray_nodes import MembersUnavailable, fetch_members, last_attempt, prepare_failed
@@ -167,6 +171,16 @@ def _members(snap: JobSnapshot, spec: Spec, state: dict[str, Any]) -> None:
         snap.lack(MEMBERS, Text("the Ray dashboard did not answer: {error}", error=str(exc)))
         return
     snap.members = sorted(members, key=lambda m: (m.node_rank is None, m.node_rank or 0))
+    _gpu_use(snap, spec.options.node_ip, head["dashboard_port"])
+
+
+def _gpu_use(snap: JobSnapshot, node_ip: str, port: int) -> None:
+    """GPU use per Worker from the head's node summary (logical GPUs: a note, no zeros)."""
+    try:
+        with urllib.request.urlopen(f"http://{node_ip}:{port}{SUMMARY_PATH}", timeout=3) as answer:
+            gpu_use_into(snap, json.load(answer))
+    except (OSError, ValueError) as exc:
+        snap.lack(GPUS, Text("the Ray dashboard did not answer: {error}", error=str(exc)))
 
 
 def _run_script(
@@ -204,6 +218,8 @@ def _outputs(snap: JobSnapshot, plan: dict[str, Any], run_started: float | None)
     last = _last_metrics(Path(paths["metrics"]["local"]), run_started)
     if last is not None:
         snap.progress.last_step, snap.progress.last_step_time = last["step"], last["time"]
+    if paths.get("tensorboard"):
+        scalars_into(snap, Path(paths["tensorboard"]["local"]), run_started - 1)
 
 
 def _last_metrics(path: Path, since: float) -> dict[str, Any] | None:

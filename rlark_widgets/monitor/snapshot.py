@@ -12,6 +12,7 @@ from typing import Any
 
 from ..i18n import Text, render
 from .gpus import GpuUse
+from .links import Link
 from .scalars import ScalarSeries, latest_values, step_pace
 
 #: Worker phases (Kubernetes pod phases; local processes map onto them).
@@ -178,6 +179,7 @@ class JobSnapshot:
     scalars: dict[str, ScalarSeries] = field(default_factory=dict)  # by TensorBoard tag
     gpus: list[GpuUse] = field(default_factory=list)  # per GPU per Worker, when Ray reports it
     gpu_note: Text | None = None  # why no GPU use is shown (logical GPUs, no dashboard answer)
+    links: list[Link] = field(default_factory=list)  # the dashboard, TensorBoard, kubectl
     progress: Progress = field(default_factory=Progress)
     run_script_state: str | None = None  # not started / running / succeeded / failed / stopped
     run_script_exit_code: int | None = None

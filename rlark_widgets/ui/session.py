@@ -614,6 +614,26 @@ class Session(HasTraits):
         )
         return out[0] if out else ""
 
+    def open_tensorboard(self) -> bool:
+        """Start TensorBoard for the watched local run (loopback); its link shows at refresh.
+        Backends without one say how to reach it in their links instead."""
+
+        def action() -> None:
+            backend = self.backend()
+            start = getattr(backend, "tensorboard", None)
+            if start is None:
+                why = Text(
+                    "The {backend} backend starts no TensorBoard: use the commands under"
+                    " 'Continue elsewhere'.",
+                    backend=backend.name,
+                )
+                self._say("status", why)
+                return
+            url = start(self.submitted)
+            self._say("status", Text("TensorBoard runs at {url}", url=url))
+
+        return self._guard(action, Text("Open TensorBoard")) and self.refresh()
+
 
 def _setting(name: str, value: str) -> object:
     """A Job form field's text as its :class:`JobSettings` value (empty: the default)."""

@@ -47,6 +47,15 @@ def tensorboard_dirs(job: Job) -> list[str]:
     return [str(experiment / "tensorboard"), str(experiment.parent / "tensorboard")]
 
 
+def tensorboard_root(job: Job) -> str | None:
+    """One directory TensorBoard can be pointed at to find the run's events (it searches
+    below): ``spec.tensorboard.logDir``, else the directory holding both candidates."""
+    if job.tensorboard_log_dir:
+        return job.tensorboard_log_dir
+    directory = expectations(job).checkpoint_dir
+    return str(PurePosixPath(directory).parent.parent) if directory else None
+
+
 def mirror_dir(server: str, namespace: str, job: str) -> Path:
     """This machine's copy of a Job's event files (one per API server, namespace and Job)."""
     key = hashlib.sha256(f"{server}/{namespace}/{job}".encode()).hexdigest()[:16]

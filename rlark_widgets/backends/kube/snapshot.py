@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from ...contract import JOB_LABEL
 from ...i18n import Text
+from ...monitor.links import Link, kube_links
 from ...monitor.snapshot import (
     CHECKPOINTS,
     EVENTS,
@@ -35,9 +36,9 @@ from ..checkpoints import local_checkpoints, local_directory
 from ..events import event_files, scalars_into
 from ..gpu_use import SUMMARY_PATH, gpu_use_into
 from ..ray_members import members_from_dashboard
-from .api import Action, KubeApi, KubeApiError
+from .api import JOBS, Action, KubeApi, KubeApiError
 from .checkpoints import ExecFailed, exec_checkpoints
-from .events import fetch_events, tensorboard_dirs
+from .events import fetch_events, tensorboard_dirs, tensorboard_root
 from .workers import join_members, workers_from
 
 DASHBOARD_PORT = 8265
@@ -141,6 +142,7 @@ class SnapshotReader:
         if job is not None:
             self._checkpoints(snap, job, head, pods is not None, deadline)
             self._scalars(snap, job, head, deadline)
+        snap.links = self._links(name, job, head, snap.workers)
         if snap.run_script_state == "failed" and head is not None:
             tail = self._part(snap, LOG_TAIL, deadline, lambda: self._log_tail(head, deadline))
             snap.log_tail = tail or []
@@ -250,6 +252,21 @@ class SnapshotReader:
     def _log_tail(self, head: WorkerSnapshot, deadline: float) -> list[str]:
         """The Header's last lines, read only when the run script failed (one more request)."""
         return read_log(self.api, self.namespace, head.name, 20, deadline).splitlines()
+
+    def _links(
+        self, name: str, job: Job | None, head: WorkerSnapshot | None, workers: list[WorkerSnapshot]
+    ) -> list[Link]:
+        """The kubectl commands behind each panel, the port-forwards and the proxy URL."""
+        return kube_links(
+            self.namespace,
+            name,
+            head.name if head is not None and head.phase == RUNNING else None,
+            [w.name for w in workers],
+            self.api.host,
+            expectations(job).checkpoint_dir if job is not None else None,
+            tensorboard_root(job) if job is not None else None,
+            JOBS,
+        )
 
     def _scalars(
         self, snap: JobSnapshot, job: Job, head: WorkerSnapshot | None, deadline: float

@@ -40,6 +40,7 @@ from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion
 from ...rlinf.loader import RLinfConfig
 from ..base import BackendError, SubmitResult
+from . import tensorboard as local_tensorboard
 from .layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
 from .mounts import MountMap
 from .preflight import check_node_ip, preflight_findings
@@ -183,9 +184,22 @@ class LocalBackend:
             )
         return "\n".join(tail_lines(Path(match.log), tail))
 
+    def tensorboard(self, name: str) -> str:
+        """The URL of a TensorBoard over the Job's TensorBoard directory, started on loopback
+        when none runs; Stop and Delete end it."""
+        where, _ = self._existing(name)
+        paths = (where.read("plan.json") or {}).get("paths") or {}
+        if not paths.get("tensorboard"):
+            raise BackendError(
+                Text("Job '{name}' has no TensorBoard directory in its plan.", name=name),
+                Text("Submit it again to write a new plan."),
+            )
+        return local_tensorboard.start(where, Path(paths["tensorboard"]["local"]))
+
     def stop(self, name: str) -> Text:
         """SIGTERM every process of the Job, SIGKILL after the grace period; never ``ray stop``."""
         where, spec = self._existing(name)
+        local_tensorboard.end(where)
         ended = self._end(where, spec)
         if ended is None:
             return Text("Job '{name}' is not running: nothing to stop.", name=name)
@@ -201,6 +215,7 @@ class LocalBackend:
     def delete(self, name: str) -> Text:
         """Stop the Job, then remove its directory and Ray temp dirs (hostPath sources stay)."""
         where, spec = self._existing(name)
+        local_tensorboard.end(where)
         ended = self._end(where, spec)
         shutil.rmtree(spec.temp_root, ignore_errors=True)
         shutil.rmtree(where.root, ignore_errors=True)

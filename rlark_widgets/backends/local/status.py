@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...i18n import Text
+from ...monitor.links import Link, local_links
 from ...monitor.snapshot import (
     FAILED,
     GPUS,
@@ -36,6 +37,7 @@ from .layout import JobDir, slug, tail_lines
 from .procs import ProcessRef, exit_reason
 from .ray_nodes import MembersUnavailable, fetch_members, last_attempt, prepare_failed
 from .spec import Spec, WorkerSpec
+from .tensorboard import running_url
 
 LOG_TAIL = 20
 STOPPED_BY = {"stop": "Stopped", "completed": "Completed", "error": "SupervisorError"}
@@ -70,7 +72,19 @@ def read_snapshot(where: JobDir) -> JobSnapshot:
     if not snap.rehearsal:  # the Job's own run: its step budget, not the rehearsal's
         snap.progress.max_steps = plan.get("planned_steps")
     snap.phase = _phase(snap, stopped)
+    snap.links = _links(snap, where, spec, state)
     return snap
+
+
+def _links(snap: JobSnapshot, where: JobDir, spec: Spec, state: dict[str, Any]) -> list[Link]:
+    """The head's Ray dashboard while it runs; TensorBoard's URL once started, else how to."""
+    head = state.get("head")
+    up = any(w.head and w.phase == RUNNING for w in snap.workers)
+    dashboard = f"http://{spec.options.node_ip}:{head['dashboard_port']}" if head and up else None
+    logdir = (((where.read("plan.json") or {}).get("paths") or {}).get("tensorboard") or {}).get(
+        "local"
+    )
+    return local_links(dashboard, running_url(where), logdir)
 
 
 def _worker(

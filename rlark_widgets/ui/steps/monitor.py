@@ -16,6 +16,7 @@ from ..figures import LazyFigure
 from ..html import CSS, banner, esc
 from ..labels import Labels
 from ..session import Session
+from .run_panels import RunPanels
 
 
 class MonitorStep:
@@ -38,6 +39,7 @@ class MonitorStep:
         self.status = w.HTML()
         self.summary = w.HTML()
         self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
+        self.inside = RunPanels(session)  # curves, GPU use, links out
         self.worker_choice = t(
             w.Dropdown(options=[], style={"description_width": "80px"}),
             description=Text("Worker log"),
@@ -67,6 +69,7 @@ class MonitorStep:
                 self.members.box,
                 self.workers.box,
                 self.checkpoints.box,
+                self.inside.widget,
                 w.HBox([self.worker_choice]),
                 self.log,
                 w.HBox([record_button, self.record]),

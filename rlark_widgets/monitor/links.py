@@ -1,0 +1,97 @@
+"""Links out of the monitor: the Ray dashboard, TensorBoard, and the terminal equivalents.
+
+A user should be able to continue in a browser tab or a terminal from anything the monitor
+shows. Locally those are URLs on this machine; on Kubernetes they are the exact ``kubectl``
+commands (port-forwards, the API-server proxy URL, and the ``get`` / ``logs`` / ``exec``
+commands behind every monitor panel), built from the Job's namespace, labels and head pod.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+from ..contract import JOB_LABEL
+from ..i18n import Text
+
+DASHBOARD_PORT = 8265
+TENSORBOARD_PORT = 6006
+
+
+@dataclass
+class Link:
+    """One way to look further: a URL to open, or a command to run (exactly one of them)."""
+
+    label: Text
+    url: str | None = None
+    command: str | None = None
+
+
+def local_links(dashboard: str | None, tensorboard: str | None, logdir: str | None) -> list[Link]:
+    """A local run: the head's dashboard URL; TensorBoard's once started, else how to start it."""
+    links = []
+    if dashboard:
+        links.append(Link(Text("Ray dashboard"), url=dashboard))
+    if tensorboard:
+        links.append(Link(Text("TensorBoard"), url=tensorboard))
+    elif logdir:
+        command = f"tensorboard --logdir {shlex.quote(logdir)} --host 127.0.0.1"
+        links.append(Link(Text("TensorBoard (start it with)"), command=command))
+    return links
+
+
+def kube_links(
+    namespace: str,
+    job: str,
+    head: str | None,
+    workers: list[str],
+    server: str | None,
+    checkpoint_dir: str | None,
+    tensorboard_dir: str | None,
+    job_resource: str,
+) -> list[Link]:
+    """The port-forwards, the API-server proxy URL and the kubectl behind every panel."""
+    ns = f"kubectl -n {shlex.quote(namespace)}"
+    links = [
+        Link(Text("Job (phase, tasks)"), command=f"{ns} get {job_resource} {job} -o yaml"),
+        Link(Text("Workers"), command=f"{ns} get pods -l {JOB_LABEL}={job} -o wide"),
+        Link(
+            Text("Worker events"),
+            command=f"{ns} get events --field-selector involvedObject.kind=Pod"
+            " --sort-by=.lastTimestamp",
+        ),
+    ]
+    links += [
+        Link(Text("Log of {worker}", worker=pod), command=f"{ns} logs {pod} -c main --tail=200")
+        for pod in workers
+    ]
+    if head is None:
+        return links
+    links += [
+        Link(
+            Text("Ray dashboard (then open http://127.0.0.1:{port})", port=DASHBOARD_PORT),
+            command=f"{ns} port-forward pod/{head} {DASHBOARD_PORT}:{DASHBOARD_PORT}",
+        ),
+        Link(Text("Ray members"), command=f"{ns} exec {head} -c main -- ray status"),
+    ]
+    if server:
+        proxy = f"{server.rstrip('/')}/api/v1/namespaces/{namespace}/pods/{head}:{DASHBOARD_PORT}/proxy/"
+        links.append(
+            Link(Text("Ray dashboard through the API server (needs your token)"), url=proxy)
+        )
+    if checkpoint_dir:
+        command = f"{ns} exec {head} -c main -- ls -l {shlex.quote(checkpoint_dir)}"
+        links.append(Link(Text("Checkpoints"), command=command))
+    if tensorboard_dir:
+        start = (
+            f"{ns} exec {head} -c main -- tensorboard --logdir {shlex.quote(tensorboard_dir)}"
+            f" --host 0.0.0.0 --port {TENSORBOARD_PORT}"
+        )
+        links += [
+            Link(Text("TensorBoard in the head Worker (start it with)"), command=start),
+            Link(
+                Text("TensorBoard (then open http://127.0.0.1:{port})", port=TENSORBOARD_PORT),
+                command=f"{ns} port-forward pod/{head} {TENSORBOARD_PORT}:{TENSORBOARD_PORT}",
+            ),
+        ]
+    return links

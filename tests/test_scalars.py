@@ -151,3 +151,13 @@ def test_the_head_pods_event_files_are_mirrored_by_their_new_bytes_only(tmp_path
     (copy,) = (mirror / "2").iterdir()
     again = tail([f"2/{copy.name}={copy.stat().st_size}"])
     assert again.splitlines() == [f"== 2/{copy.name} {copy.stat().st_size}", ""]
+
+
+def test_the_status_report_gives_each_curves_latest_value_and_the_pace():
+    from rlark_widgets.monitor.summary import summary_lines
+
+    snap = running_snapshot(1095.0, series(list(range(1, 11)), 10.0))
+    lines = summary_lines(snap, {"header": 1})
+    assert "  Curves: loss=1; healthy: step 10 came 5 s ago; a step takes 10 s (median)" in lines
+    zh = summary_lines(snap, {"header": 1}, lang="zh")
+    assert "  曲线：loss=1；正常：第 10 步出现在 5 秒前；每步中位耗时 10 秒" in zh

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..i18n import Text, render
 from .diagnosis import Diagnosis, diagnose
+from .scalars import latest_values, step_pace
 from .snapshot import JobSnapshot
 
 
@@ -102,6 +103,7 @@ def summary_lines(
         )
     )
     lines.append(_checkpoint_line(snap))
+    lines += inside_lines(snap)
     if snap.missing:
         items = ", ".join(m.render(lang) for m in snap.missing)
         lines.append(Text("Could not read: {items}", items=items))
@@ -110,3 +112,26 @@ def summary_lines(
     if not result.ok and result.fix_text:
         out.append("   " + Text("fix: {fix}", fix=result.fix_text).render(lang))
     return out
+
+
+def inside_lines(snap: JobSnapshot) -> list[Text]:
+    """The curves' latest values with the steps' pace, and the GPU use (or why there is none)."""
+    lines: list[Text] = []
+    latest = latest_values(snap.scalars)
+    if latest:
+        values = ", ".join(f"{tag}={point['value']:.4g}" for tag, point in sorted(latest.items()))
+        pace = step_pace(snap.scalars, snap.time)
+        lines.append(
+            Text("Curves: {values}", values=values)
+            if pace is None
+            else Text("Curves: {values}; {pace}", values=values, pace=pace.text)
+        )
+    if snap.gpus:
+        used = ", ".join(
+            f"{g.worker}#{g.index} {g.utilization if g.utilization is not None else '?'}%"
+            for g in snap.gpus
+        )
+        lines.append(Text("GPU use: {used}", used=used))
+    elif snap.gpu_note is not None:
+        lines.append(snap.gpu_note)
+    return lines

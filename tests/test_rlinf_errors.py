@@ -291,7 +291,7 @@ CLUSTER_ERRORS = [
                 group("g", 1, hardware={"type": "Franka", "configs": [{"robot_ip": "192.0.2.1"}]})
             ],
         ),
-        "Missing fields '['node_rank']' detected in Franka hardware config",
+        "Missing fields '['node_rank']' detected in cluster node_group hardware yaml config",
         "cluster.node_groups[0].hardware.configs[0]",
         id="robot-missing-node_rank",
     ),

@@ -14,7 +14,7 @@ from typing import Any
 from ..findings import Finding, Severity
 from ..i18n import Text
 from .errors import ClusterConfigError
-from .hardware import ROBOT_FIELDS, RobotConfig
+from .hardware import CONFIG_NAMES, ROBOT_FIELDS, RobotConfig, config_class_error, node_rank_message
 from .ranks import RankRangeError, RankSyntaxError, format_ranks, parse_rank_config
 
 RESERVED_LABELS = ("cluster", "node")
@@ -364,6 +364,7 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
         label=label,
         node_ranks=node_ranks,
         env_configs=env_configs,
+        # An explicit hardware_type is used as written; ignore_hardware only stops detection.
         hardware_type=str(hardware_type) if hardware_type is not None else None,
         robots=robots,
         ignore_hardware=ignore_hardware,
@@ -568,67 +569,78 @@ def _parse_hardware(
             f"{path}.configs",
             Text("Start each robot entry with '- node_rank: N'."),
         )
-    robots: list[RobotConfig] = []
-    seen: list[dict] = []
     valid = ("node_rank", *sorted(ROBOT_FIELDS[hw_type]))
+    # RLinf's order (NodeHardwareConfig.__post_init__): every entry's fields, then duplicates,
+    # then each config class's own __post_init__; the group's node ranks come last.
     for index, raw in enumerate(raw_configs):
         entry_path = f"{path}.configs[{index}]"
         if not _is_mapping(raw):
             raise _fail(
                 Text(
-                    "Each {hw_type} config must be a dictionary. But got {type}: {value}",
-                    hw_type=hw_type,
+                    "Each hardware config must be a dictionary. But got {type}: {value}",
                     type=type(raw),
                     value=raw,
                 ),
                 entry_path,
                 Text("Write each robot as a mapping starting with node_rank."),
             )
-        where = Text("{hw_type} hardware config", hw_type=hw_type)
+        where = Text("cluster node_group hardware yaml config")
         _check_fields(raw, valid, ("node_rank",), where, entry_path)
-        node_rank = raw["node_rank"]
-        if type(node_rank) is not int:
-            raise _fail(
-                Text(
-                    "'node_rank' in {hw_type} config must be an integer. But got {value} "
-                    "of type {type}.",
-                    hw_type=hw_type.lower(),
-                    value=node_rank,
-                    type=type(node_rank),
-                ),
-                f"{entry_path}.node_rank",
-                Text("Write node_rank as an unquoted whole number."),
-            )
+    seen: list[dict] = []
+    for index, raw in enumerate(raw_configs):
         if dict(raw) in seen:
             raise _fail(
                 Text(
-                    "Duplicate hardware configs found in node group '{label}': {config}",
+                    "Duplicate hardware configs found in node hardware config: {config} "
+                    "(node group '{label}').",
                     label=label,
                     config=dict(raw),
                 ),
-                entry_path,
+                f"{path}.configs[{index}]",
                 Text("Remove the repeated robot entry."),
             )
         seen.append(dict(raw))
-        if node_rank not in group_ranks:
+    robots: list[RobotConfig] = []
+    for index, raw in enumerate(raw_configs):
+        entry_path = f"{path}.configs[{index}]"
+        node_rank = raw["node_rank"]
+        if not isinstance(node_rank, int):
+            raise _fail(
+                node_rank_message(hw_type, node_rank),
+                f"{entry_path}.node_rank",
+                Text("Write node_rank as an unquoted whole number."),
+            )
+        fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
+        failed = config_class_error(hw_type, fields)
+        if failed is not None:
+            raise _fail(
+                failed[1],
+                f"{entry_path}.{failed[0]}",
+                Text(
+                    "Correct {field} as RLinf's {hw_type} config class requires.",
+                    field=failed[0],
+                    hw_type=hw_type,
+                ),
+            )
+        robots.append(RobotConfig(hw_type, int(node_rank), fields, entry_path))
+    for robot in robots:
+        if robot.node_rank not in group_ranks:
             raise _fail(
                 Text(
                     "node_rank {node_rank} in hardware config must be within node_ranks "
                     "{group_ranks} in node group '{label}'.",
-                    node_rank=node_rank,
+                    node_rank=robot.node_rank,
                     group_ranks=list(group_ranks),
                     label=label,
                 ),
-                f"{entry_path}.node_rank",
+                f"{robot.path}.node_rank",
                 Text(
                     "Use one of the group's node ranks {group_ranks}, or add {node_rank} to the "
                     "group's node_ranks.",
                     group_ranks=format_ranks(group_ranks),
-                    node_rank=node_rank,
+                    node_rank=robot.node_rank,
                 ),
             )
-        fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
-        robots.append(RobotConfig(hw_type, node_rank, fields, entry_path))
     robots.sort(key=lambda r: r.node_rank)  # stable: config order within a node
     return hw_type, tuple(robots)
 
@@ -680,11 +692,11 @@ def _startup_findings(groups: tuple[NodeGroupSpec, ...]) -> list[Finding]:
                         Severity.ERROR,
                         f"{robot.path}.{name}",
                         Text(
-                            "'{name}' is '{value}', not an IP address: RLinf rejects it at start "
-                            "('{name}' in {hw_type} config must be a valid IP address).",
+                            "'{name}' in {config} config must be a valid IP address. But got "
+                            "{value}. RLinf refuses the cluster section with this message.",
                             name=name,
                             value=value,
-                            hw_type=robot.hardware_type.lower(),
+                            config=CONFIG_NAMES[robot.hardware_type],
                         ),
                         Text(
                             "Replace '{value}' with the robot's IP address as seen from node "

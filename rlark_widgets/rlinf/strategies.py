@@ -216,7 +216,9 @@ def packed_placement(
     """PackedPlacementStrategy as in rlinf 0.3.0, off-by-one in the same-node check included.
 
     The check lets a process start on the last GPU of a node and run one index past it
-    (e.g. local GPUs [7, 8] on an 8-GPU node); RLinf does this, so the plan shows it.
+    (e.g. local GPUs [7, 8] on an 8-GPU node, whose global ranks reach into the next node);
+    RLinf does this, so the plan shows it, and the next process starts at the next free
+    local rank of whichever node holds the next free global rank.
     """
     count = end - start + 1
     if start < 0 or end < start:
@@ -236,11 +238,17 @@ def packed_placement(
         raise StrategyError(
             Text(
                 "Hardware ranks [{start}, {end}] exceed available resources ({available}) across "
-                "selected node groups {labels}.",
+                "selected node groups.",
                 start=start,
                 end=end,
                 available=group.count,
-                labels=[group.label],
+            )
+        )
+    if group.hardware_type is None:
+        raise StrategyError(
+            Text(
+                "Packed placement requires hardware resources, but at least one selected node "
+                "group does not expose hardware."
             )
         )
     res_node, res_local = group.resource_node, group.resource_local
@@ -250,7 +258,7 @@ def packed_placement(
     rows: list[ProcessPlacement] = []
     hw_start, node, local_hw = start, res_node[start], res_local[start]
     while True:
-        on_node = topo.gpus[node] if group.hardware_type == ACCELERATOR else res_node.count(node)
+        on_node = topo.gpus[node]  # packed placement runs on the cluster group's GPUs
         if local_hw + (per_process - 1) * stride > on_node:
             raise StrategyError(
                 Text(
@@ -269,16 +277,23 @@ def packed_placement(
             )
         local = tuple(range(local_hw, local_hw + per_process * stride, stride))
         for h in range(hw_start, hw_start + per_process * stride, stride):
+            if h >= group.count:  # RLinf looks up the type of every rank the process takes
+                raise StrategyError(
+                    Text(
+                        "Global hardware rank {rank} is out of range (0-{last})",
+                        rank=h,
+                        last=group.count - 1,
+                    )
+                )
             used[h - start] = True
         rows.append(_hardware_row(len(rows), node, group, local, all_gpus))
         while first_free < count and used[first_free]:
             first_free += 1
         if first_free == count:
             break
-        free = hw_start = start + first_free
-        if res_node[free] != node:
-            node, local_hw = res_node[free], 0
-        else:
-            local_hw = res_local[free]
+        # RLinf takes the local rank of the next free hardware every time: after a process
+        # overflowed onto the next node's first GPUs, the next one starts after them, not at 0.
+        hw_start = start + first_free
+        node, local_hw = res_node[hw_start], res_local[hw_start]
     assign_local_ranks(rows)
     return rows

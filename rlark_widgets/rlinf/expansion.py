@@ -14,16 +14,24 @@ from typing import Any
 
 from ..i18n import Text
 from .cluster import ClusterSpec, PlacementEntry
-from .errors import PlacementError, RLinfConfigError
+from .errors import PlacementError, RLinfConfigError, TaskTypeError
 from .grammar import GrammarError, parse_rank_map, process_resources
 from .model_parallel import (
     ConfigLookup,
     ModelParallelError,
+    PackedSpec,
     ParallelSizes,
     model_parallel_eval_placement,
     model_parallel_placement,
 )
-from .strategies import ProcessPlacement, StrategyError, flexible_placement, node_placement
+from .strategies import (
+    ProcessPlacement,
+    StrategyError,
+    check_flexible_processes,
+    check_node_processes,
+    flexible_placement,
+    node_placement,
+)
 from .topology import ACCELERATOR, GpuLayout, Topology, build_topology
 
 SUPPORTED_TASK_TYPES = (
@@ -207,22 +215,74 @@ def expand_placement(
     chosen = placement_class or placement_class_for(task_type)
     expansion = Expansion(layout, task_type, chosen, cluster)
     try:
+        _check_task_type(task_type)
         topo = build_topology(cluster, layout)
-        hardware = _expand_generic(cluster, topo, expansion.components)
-        if chosen in ("model_parallel", "model_parallel_eval"):
-            _replace_model_parallel(expansion, hardware, ParallelSizes.from_config(lookup), topo)
-        elif chosen == "hybrid":
-            expansion.placement_mode = "HYBRID"
+        entries, hardware = _parse_components(cluster, topo)
+        packed: dict[str, PackedSpec] = {}
+        sizes = ParallelSizes(lookup)
+        try:
+            if chosen in ("model_parallel", "model_parallel_eval"):
+                expansion.placement_mode, packed = _model_parallel(chosen, hardware, sizes, topo)
+            elif chosen == "hybrid":
+                expansion.placement_mode = "HYBRID"
+            _place(entries, packed, topo, expansion.components)
+        except (TypeError, ZeroDivisionError) as exc:  # only a parallel size can cause these
+            raise sizes.crash_error(exc) from None
     except RLinfConfigError as exc:
         expansion.error = exc
         expansion.components = {}
+        expansion.placement_mode = None
     return expansion
 
 
-def _expand_generic(
-    cluster: ClusterSpec, topo: Topology, out: dict[str, ComponentExpansion]
-) -> dict[str, list[int]]:
-    """RLinf's ComponentPlacement: parse every entry and place it; return GPU ranks per name."""
+@dataclass
+class _ParsedEntry:
+    """One component_placement key after RLinf's parser: its strategy, not yet placed."""
+
+    entry: PlacementEntry
+    groups: list
+    per_process: list[list[int]]
+    node_mode: bool
+    rows: list[ProcessPlacement] | None = None
+
+    def place(self, topo: Topology) -> tuple[list[ProcessPlacement], str]:
+        """get_placement of the entry's strategy; components of one key share the rows."""
+        if self.rows is None:
+            place = node_placement if self.node_mode else flexible_placement
+            try:
+                self.rows = place(self.per_process, self.groups, topo)
+            except StrategyError as exc:
+                raise _placement_error(
+                    Text(
+                        "Error in component placement for components {components}. {reason}",
+                        components=list(self.entry.components),
+                        reason=exc.text,
+                    ),
+                    self.entry,
+                ) from None
+        return self.rows, "NodePlacementStrategy" if self.node_mode else "FlexiblePlacementStrategy"
+
+
+def _check_task_type(task_type: str | None) -> None:
+    """RLinf's validate_cfg refuses an unknown runner.task_type before any placement."""
+    if task_type is not None and task_type not in SUPPORTED_TASK_TYPES:
+        raise TaskTypeError(
+            Text(
+                "task_type must be one of {task_types} (runner.task_type is '{task_type}'); "
+                "RLinf's config validation stops before placing anything.",
+                task_types=list(SUPPORTED_TASK_TYPES),
+                task_type=task_type,
+            ),
+            "runner.task_type",
+            Text("Use one of {task_types}.", task_types=", ".join(SUPPORTED_TASK_TYPES)),
+        )
+
+
+def _parse_components(
+    cluster: ClusterSpec, topo: Topology
+) -> tuple[dict[str, _ParsedEntry], dict[str, list[int]]]:
+    """RLinf's ComponentPlacement.__init__: parse every entry; components in config order."""
+    entries: dict[str, _ParsedEntry] = {}
     hardware: dict[str, list[int]] = {}
     for entry in cluster.placements:
         groups = _resolve_groups(entry, topo)
@@ -233,15 +293,9 @@ def _expand_generic(
             parts = parse_rank_map(entry.placement, total, type_name)
         except GrammarError as exc:
             raise _placement_error(exc.text, entry) from None
-        per_process = process_resources(parts)
+        parsed = _ParsedEntry(entry, groups, process_resources(parts), node_mode)
         try:
-            if node_mode:
-                rows, strategy = node_placement(per_process, groups, topo), "NodePlacementStrategy"
-            else:
-                rows, strategy = (
-                    flexible_placement(per_process, groups, topo),
-                    "FlexiblePlacementStrategy",
-                )
+            (check_node_processes if node_mode else check_flexible_processes)(parsed.per_process)
         except StrategyError as exc:
             raise _placement_error(
                 Text(
@@ -253,13 +307,39 @@ def _expand_generic(
             ) from None
         ranks = [r for part in parts for r in part.resources]
         for name in entry.components:
-            if name in out:
+            if name in entries:
                 raise _placement_error(
                     Text("Component {name} has multiple placements defined.", name=name), entry
                 )
-            out[name] = ComponentExpansion(name, strategy, rows, entry.path)
+            entries[name] = parsed
             hardware[name] = ranks
-    return hardware
+    return entries, hardware
+
+
+def _place(
+    entries: dict[str, _ParsedEntry],
+    packed: dict[str, PackedSpec],
+    topo: Topology,
+    out: dict[str, ComponentExpansion],
+) -> None:
+    """get_placement for every component in config order, as RLinf's workers launch them.
+
+    A packed strategy RLinf stores under a name that is no component of the config (its
+    ``inference`` when the config names ``actor_inference``) is never placed; the named
+    component keeps its own strategy, as in RLinf.
+    """
+    for name, parsed in entries.items():
+        spec = packed.get(name)
+        if spec is not None:
+            try:
+                rows, strategy = spec.place(topo), "PackedPlacementStrategy"
+            except StrategyError as exc:
+                raise PlacementError(
+                    exc.text, "cluster.component_placement", _MODEL_PARALLEL_FIX
+                ) from None
+        else:
+            rows, strategy = parsed.place(topo)
+        out[name] = ComponentExpansion(name, strategy, rows, parsed.entry.path)
 
 
 def _resolve_groups(entry: PlacementEntry, topo: Topology):
@@ -317,25 +397,18 @@ def _placement_error(message: Text, entry: PlacementEntry) -> PlacementError:
     return PlacementError(message, entry.path, _GRAMMAR_FIX)
 
 
-def _replace_model_parallel(
-    expansion: Expansion, hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
-) -> None:
+def _model_parallel(
+    placement_class: str, hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
+) -> tuple[str, dict[str, PackedSpec]]:
     place = (
         model_parallel_placement
-        if expansion.placement_class == "model_parallel"
+        if placement_class == "model_parallel"
         else model_parallel_eval_placement
     )
     try:
-        mode, rows = place(hardware, sizes, topo)
+        return place(hardware, sizes, topo)
     except ModelParallelError as exc:
         raise PlacementError(exc.text, "cluster.component_placement", _MODEL_PARALLEL_FIX) from None
-    expansion.placement_mode = mode
-    for name, placed in rows.items():
-        previous = expansion.components.get(name)
-        path = previous.path if previous else "cluster.component_placement"
-        expansion.components[name] = ComponentExpansion(
-            name, "PackedPlacementStrategy", placed, path
-        )
 
 
 def gpu_requirements(

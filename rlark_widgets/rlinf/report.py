@@ -10,7 +10,6 @@ from .cluster import ClusterSpec, parse_cluster
 from .errors import RLinfConfigError
 from .expansion import (
     PLACEMENT_CLASSES,
-    SUPPORTED_TASK_TYPES,
     Expansion,
     expand_placement,
     gpu_requirements,
@@ -124,20 +123,6 @@ def _task_type_findings(task_type: str | None, placement_class: str | None) -> l
                     "(hybrid) config."
                 ),
                 Text("Set runner.task_type to the entry point's task type."),
-                "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
-            )
-        ]
-    if task_type not in SUPPORTED_TASK_TYPES:
-        return [
-            Finding(
-                "CFG-TASK-TYPE",
-                Severity.ERROR,
-                "runner.task_type",
-                Text(
-                    "runner.task_type '{task_type}' is not one RLinf supports.",
-                    task_type=task_type,
-                ),
-                Text("Use one of {task_types}.", task_types=", ".join(SUPPORTED_TASK_TYPES)),
                 "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
             )
         ]

@@ -88,12 +88,33 @@ def assign_local_ranks(rows: list[ProcessPlacement]) -> None:
         row.local_world_size = counts[row.node_rank]
 
 
+def check_flexible_processes(hardware_lists: list[list[int]]) -> None:
+    """FlexiblePlacementStrategy.__init__'s check (the rest waits for get_placement)."""
+    if not hardware_lists:
+        raise StrategyError(Text("The hardware_ranks_list must not be empty."))
+
+
+def check_node_processes(hardware_lists: list[list[int]]) -> None:
+    """What RLinf's parser checks before it builds a NodePlacementStrategy."""
+    for process, resources in enumerate(hardware_lists):
+        if len(resources) != 1:
+            raise StrategyError(
+                Text(
+                    "Process rank {process} is allocated to node ranks {nodes}, which is "
+                    "impossible as one process cannot run across multiple nodes.",
+                    process=process,
+                    nodes=resources,
+                )
+            )
+    if not hardware_lists:
+        raise StrategyError(Text("The node_ranks list must not be empty."))
+
+
 def flexible_placement(
     hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
 ) -> list[ProcessPlacement]:
     """FlexiblePlacementStrategy over the concatenated resources of ``groups``."""
-    if not hardware_lists:
-        raise StrategyError(Text("The hardware_ranks_list must not be empty."))
+    check_flexible_processes(hardware_lists)
     if len(groups) == 1:
         g = groups[0]
         res_node, res_local = g.resource_node, g.resource_local
@@ -107,67 +128,64 @@ def flexible_placement(
             res_local += g.resource_local
             res_group += [index] * g.count
     total = len(res_node)
+    verified = [_verified(hw, res_node, res_group, group_of, total) for hw in hardware_lists]
     all_gpus = _AllGpus(topo.gpus)
-    ordered = sorted(hardware_lists, key=lambda hw: min(hw))
     rows: list[ProcessPlacement] = []
-    for rank, hw in enumerate(ordered):
-        for h in hw:
-            if not 0 <= h < total:
-                raise StrategyError(
-                    Text(
-                        "Hardware rank {rank} is out of range. Must be between 0 and {last}.",
-                        rank=h,
-                        last=total - 1,
-                    )
-                )
-        node = res_node[hw[0]]
-        if len(hw) > 1:
-            nodes = {res_node[h] for h in hw}
-            if len(nodes) != 1:
-                raise StrategyError(
-                    Text(
-                        "All hardware ranks {ranks} for a process must be on the same node. "
-                        "Instead, the hardware exist across node ranks {nodes}",
-                        ranks=hw,
-                        nodes=nodes,
-                    )
-                )
-            if len(set(hw)) != len(hw):
-                raise StrategyError(
-                    Text("All hardware ranks {ranks} for a process must be unique.", ranks=hw)
-                )
-            hw = sorted(hw)
+    for rank, hw in enumerate(sorted(verified, key=lambda hw: hw[0])):
         group = group_of[res_group[hw[0]]] if res_group is not None else group_of[0]
-        if res_group is not None and len({group_of[res_group[h]].hardware_type for h in hw}) > 1:
-            raise StrategyError(
-                Text(
-                    "All hardware ranks {ranks} for a process must use the same hardware type.",
-                    ranks=hw,
-                )
-            )
-        rows.append(_hardware_row(rank, node, group, tuple(res_local[h] for h in hw), all_gpus))
+        local = tuple(res_local[h] for h in hw)
+        rows.append(_hardware_row(rank, res_node[hw[0]], group, local, all_gpus))
     assign_local_ranks(rows)
     return rows
+
+
+def _verified(hw, res_node, res_group, group_of, total) -> list[int]:
+    """FlexiblePlacementStrategy._verify_hw_ranks_for_process; the ranks come back sorted."""
+    if len(hw) == 1 and 0 <= hw[0] < total:
+        return hw
+    for h in hw:
+        if not 0 <= h < total:
+            raise StrategyError(
+                Text(
+                    "Hardware rank {rank} is out of range. Must be between 0 and {last}.",
+                    rank=h,
+                    last=total - 1,
+                )
+            )
+    nodes = {res_node[h] for h in hw}
+    if len(nodes) != 1:
+        raise StrategyError(
+            Text(
+                "All hardware ranks {ranks} for a process must be on the same node. "
+                "Instead, the hardware exist across node ranks {nodes}",
+                ranks=hw,
+                nodes=nodes,
+            )
+        )
+    if len(set(hw)) != len(hw):
+        raise StrategyError(
+            Text("All hardware ranks {ranks} for a process must be unique.", ranks=hw)
+        )
+    if res_group is not None:
+        types = {group_of[res_group[h]].hardware_type for h in hw}
+        if None not in types and len(types) > 1:
+            raise StrategyError(
+                Text(
+                    "All hardware ranks {ranks} for a process must use the same hardware "
+                    "type, but got {types}.",
+                    ranks=hw,
+                    types="{" + ", ".join(repr(t) for t in sorted(types)) + "}",
+                )
+            )
+    return sorted(hw)
 
 
 def node_placement(
     hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
 ) -> list[ProcessPlacement]:
     """NodePlacementStrategy: each process on one node of the groups, seeing all its GPUs."""
-    if not hardware_lists:
-        raise StrategyError(Text("The node_ranks list must not be empty."))
-    indices = []
-    for process, resources in enumerate(hardware_lists):
-        if len(resources) != 1:
-            raise StrategyError(
-                Text(
-                    "Process rank {process} is allocated to node ranks {nodes}, which is "
-                    "impossible as one process cannot run across multiple nodes.",
-                    process=process,
-                    nodes=resources,
-                )
-            )
-        indices.append(resources[0])
+    check_node_processes(hardware_lists)
+    indices = [resources[0] for resources in hardware_lists]
     indices.sort()
     flat: list[tuple[int, str]] = []
     seen: set[int] = set()
@@ -205,6 +223,33 @@ def node_placement(
     return rows
 
 
+def check_packed(start: int, end: int, per_process: object = 1, stride: object = 1) -> None:
+    """PackedPlacementStrategy.__init__'s checks (its placement comes later, per component)."""
+    count = end - start + 1
+    if start < 0 or end < start:
+        raise StrategyError(
+            Text("The hardware ranks [{start}, {end}] are not a valid range.", start=start, end=end)
+        )
+    if count % (per_process * stride):  # type: ignore[operator]
+        raise StrategyError(
+            Text(
+                "The number of hardware {count} must be divisible by num_hardware_per_process * "
+                "stride ({step}).",
+                count=count,
+                step=per_process * stride,  # type: ignore[operator]
+            )
+        )
+    if per_process < 0 or stride < 0:  # type: ignore[operator]
+        raise StrategyError(
+            Text(
+                "{per_process} hardware per process with stride {stride} takes no hardware: "
+                "RLinf's packed placement would loop forever here.",
+                per_process=per_process,
+                stride=stride,
+            )
+        )
+
+
 def packed_placement(
     start: int,
     end: int,
@@ -220,20 +265,9 @@ def packed_placement(
     RLinf does this, so the plan shows it, and the next process starts at the next free
     local rank of whichever node holds the next free global rank.
     """
+    check_packed(start, end, per_process, stride)
     count = end - start + 1
-    if start < 0 or end < start:
-        raise StrategyError(
-            Text("The hardware ranks [{start}, {end}] are not a valid range.", start=start, end=end)
-        )
-    if count % (per_process * stride):
-        raise StrategyError(
-            Text(
-                "The number of hardware {count} must be divisible by num_hardware_per_process * "
-                "stride ({step}).",
-                count=count,
-                step=per_process * stride,
-            )
-        )
+    range(0, per_process * stride, stride)  # RLinf's range() refuses a float size here
     if end >= group.count:
         raise StrategyError(
             Text(

@@ -8,7 +8,7 @@ only rejects at start-up on the real machines (robot IP and interpreter placehol
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..findings import Finding, Severity
@@ -270,7 +270,6 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             path,
             Text("Write each node group as a list item starting with '- label: ...'."),
         )
-    groups: list[NodeGroupSpec] = []
     for index, raw in enumerate(value):
         group_path = f"{path}[{index}]"
         if not _is_mapping(raw):
@@ -290,7 +289,24 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             Text("cluster node_groups yaml config"),
             group_path,
         )
-        groups.append(_parse_node_group(raw, num_nodes, group_path))
+    # RLinf builds every group (hardware, robot config classes, reserved labels) before it
+    # parses any group's node ranks; a robot IP its config class refuses stops it first.
+    built = [_build_node_group(raw, f"{path}[{index}]") for index, raw in enumerate(value)]
+    refused_ip = next((ip for group in built for ip in _ip_errors(group.robots)), None)
+    try:
+        groups = [
+            _place_node_group(group, raw, num_nodes)
+            for group, raw in zip(built, value, strict=True)
+        ]
+        _check_unique_groups(groups, path)
+    except ClusterConfigError:
+        if refused_ip is not None:
+            raise refused_ip from None
+        raise
+    return tuple(groups)
+
+
+def _check_unique_groups(groups: list[NodeGroupSpec], path: str) -> None:
     labels = [g.label for g in groups]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
@@ -304,17 +320,18 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             Text("Give every node group its own label."),
         )
     _check_robot_uniqueness(groups)
-    return tuple(groups)
 
 
-def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
+def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
+    """NodeGroupConfig.__post_init__: hardware, the robots' config classes, reserved labels."""
     label = str(raw["label"])
     hardware = raw.get("hardware")
     hardware_type = raw.get("hardware_type")
     ignore_hardware = bool(raw.get("ignore_hardware", False))
     robots: tuple[RobotConfig, ...] = ()
     if hardware is not None:
-        if hardware_type is not None:
+        hardware_type, robots = _parse_hardware(hardware, label, f"{path}.hardware")
+        if raw.get("hardware_type") is not None:
             raise _fail(
                 Text("hardware_type should not be specified."),
                 f"{path}.hardware_type",
@@ -336,6 +353,20 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
             f"{path}.label",
             Text("Rename the group (labels 'cluster' and 'node' belong to RLinf)."),
         )
+    return NodeGroupSpec(
+        label=label,
+        node_ranks=(),
+        # An explicit hardware_type is used as written; ignore_hardware only stops detection.
+        hardware_type=str(hardware_type) if hardware_type is not None else None,
+        robots=robots,
+        ignore_hardware=ignore_hardware,
+        path=path,
+    )
+
+
+def _place_node_group(group: NodeGroupSpec, raw: Mapping, num_nodes: int) -> NodeGroupSpec:
+    """ClusterConfig.__post_init__ per group: node ranks, env configs, robots within the group."""
+    path, label = group.path, group.label
     try:
         node_ranks = tuple(parse_rank_config(raw["node_ranks"], range(num_nodes), "node"))
     except RankSyntaxError as exc:
@@ -358,17 +389,38 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
     env_configs = _parse_env_configs(
         raw.get("env_configs"), label, node_ranks, f"{path}.env_configs"
     )
-    if hardware is not None:
-        hardware_type, robots = _parse_hardware(hardware, label, node_ranks, f"{path}.hardware")
-    return NodeGroupSpec(
-        label=label,
-        node_ranks=node_ranks,
-        env_configs=env_configs,
-        # An explicit hardware_type is used as written; ignore_hardware only stops detection.
-        hardware_type=str(hardware_type) if hardware_type is not None else None,
-        robots=robots,
-        ignore_hardware=ignore_hardware,
-        path=path,
+    _check_robots_in_group(group.robots, label, node_ranks)
+    return replace(group, node_ranks=node_ranks, env_configs=env_configs)
+
+
+def _ip_errors(robots: tuple[RobotConfig, ...]) -> list[ClusterConfigError]:
+    """The robot IPs the config classes refuse, as the error RLinf stops with."""
+    return [
+        _fail(
+            _ip_message(robot, name, value),
+            f"{robot.path}.{name}",
+            _ip_fix(robot, value),
+        )
+        for robot in robots
+        for name, value in robot.invalid_ips()
+    ]
+
+
+def _ip_message(robot: RobotConfig, name: str, value: str) -> Text:
+    return Text(
+        "'{name}' in {config} config must be a valid IP address. But got "
+        "{value}. RLinf refuses the cluster section with this message.",
+        name=name,
+        value=value,
+        config=CONFIG_NAMES[robot.hardware_type],
+    )
+
+
+def _ip_fix(robot: RobotConfig, value: str) -> Text:
+    return Text(
+        "Replace '{value}' with the robot's IP address as seen from node {node_rank}.",
+        value=value,
+        node_rank=robot.node_rank,
     )
 
 
@@ -527,9 +579,7 @@ def _parse_env_vars(value: object, path: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _parse_hardware(
-    value: object, label: str, group_ranks: tuple[int, ...], path: str
-) -> tuple[str, tuple[RobotConfig, ...]]:
+def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[RobotConfig, ...]]:
     if not _is_mapping(value):
         raise _fail(
             Text(
@@ -623,6 +673,13 @@ def _parse_hardware(
                 ),
             )
         robots.append(RobotConfig(hw_type, int(node_rank), fields, entry_path))
+    robots.sort(key=lambda r: r.node_rank)  # stable: config order within a node
+    return hw_type, tuple(robots)
+
+
+def _check_robots_in_group(
+    robots: tuple[RobotConfig, ...], label: str, group_ranks: tuple[int, ...]
+) -> None:
     for robot in robots:
         if robot.node_rank not in group_ranks:
             raise _fail(
@@ -641,8 +698,6 @@ def _parse_hardware(
                     node_rank=robot.node_rank,
                 ),
             )
-    robots.sort(key=lambda r: r.node_rank)  # stable: config order within a node
-    return hw_type, tuple(robots)
 
 
 def _check_robot_uniqueness(groups: list[NodeGroupSpec]) -> None:
@@ -691,19 +746,8 @@ def _startup_findings(groups: tuple[NodeGroupSpec, ...]) -> list[Finding]:
                         "CFG-ROBOT-IP",
                         Severity.ERROR,
                         f"{robot.path}.{name}",
-                        Text(
-                            "'{name}' in {config} config must be a valid IP address. But got "
-                            "{value}. RLinf refuses the cluster section with this message.",
-                            name=name,
-                            value=value,
-                            config=CONFIG_NAMES[robot.hardware_type],
-                        ),
-                        Text(
-                            "Replace '{value}' with the robot's IP address as seen from node "
-                            "{node_rank}.",
-                            value=value,
-                            node_rank=robot.node_rank,
-                        ),
+                        _ip_message(robot, name, value),
+                        _ip_fix(robot, value),
                         "RLinf rlinf/scheduler/hardware/robots (robot_ip validation)",
                     )
                 )

@@ -15,6 +15,7 @@ from .expansion import (
     gpu_requirements,
     placement_class_for,
 )
+from .launchers import launcher_for
 from .loader import RLinfConfig
 from .topology import GpuLayout
 
@@ -76,6 +77,7 @@ def inspect_config(
     findings = list(config.findings)
     task_type = config.task_type
     findings += _task_type_findings(task_type, placement_class)
+    findings += _launcher_findings(config)
     try:
         cluster = parse_cluster(config.cluster_section)
     except RLinfConfigError as exc:
@@ -124,6 +126,47 @@ def _task_type_findings(task_type: str | None, placement_class: str | None) -> l
                 ),
                 Text("Set runner.task_type to the entry point's task type."),
                 "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
+            )
+        ]
+    return []
+
+
+def _launcher_findings(config: RLinfConfig) -> list[Finding]:
+    """Say when the entry script is not the one RLinf's docs launch this config with."""
+    launcher = launcher_for(config.name, config.task_type)
+    if launcher.inferred:
+        return [
+            Finding(
+                "CFG-LAUNCHER",
+                Severity.INFO,
+                "runner.task_type",
+                Text(
+                    "No RLinf doc or example launches {name}, so its entry script was inferred "
+                    "from runner.task_type and its name: {entry}.",
+                    name=config.name,
+                    entry=launcher.entry_point or Text("none known (the run script asks for one)"),
+                ),
+                Text("Check the entry script in the run script before you submit."),
+                "RLinf launch scripts (examples/**/*.sh) and docs",
+            )
+        ]
+    if launcher.alternatives:
+        return [
+            Finding(
+                "CFG-LAUNCHER",
+                Severity.INFO,
+                "runner.task_type",
+                Text(
+                    "RLinf's docs launch {name} with {script} ({source}), which runs {entry}; "
+                    "they also run it with {others}.",
+                    name=config.name,
+                    script=launcher.launch_script,
+                    source=launcher.source,
+                    entry=launcher.entry_point,
+                    others=", ".join(launcher.alternatives),
+                ),
+                Text("The run script uses the first; change it there to run the other."),
+                "RLinf launch scripts (examples/**/*.sh) and docs",
             )
         ]
     return []

@@ -33,6 +33,8 @@ def unavailable_reason() -> str | None:
         return f"the RLinf oracle is not at {ORACLE_SCRIPT}"
     if not ORACLE_PYTHON.is_file():
         return f"no oracle interpreter at {ORACLE_PYTHON} (run `make oracle`)"
+    if "RLARK_ORACLE_PYTHON" not in os.environ and not (REPO / ".oracle-venv/.installed").is_file():
+        return "the oracle environment .oracle-venv is not complete (run `make oracle`)"
     return None
 
 

@@ -205,19 +205,23 @@ def expand_placement(
     task_type: str | None = "embodied",
     lookup: ConfigLookup = _no_lookup,
     placement_class: str | None = None,
+    verdicts: dict | None = None,
 ) -> Expansion:
     """Expand every component of ``cluster`` on the GPU layout, as RLinf would at start-up.
 
     ``lookup(path, default)`` reads other config values (TP sizes for reasoning placements).
     Never raises for config problems: the returned expansion carries the typed error.
+    With ``verdicts`` (a dict the caller keeps across layouts) only RLinf's verdict is
+    computed: no process rows, and entries whose node groups number their resources the same
+    way on two layouts are checked once.
     """
     layout = GpuLayout.parse(gpus)
     chosen = placement_class or placement_class_for(task_type)
     expansion = Expansion(layout, task_type, chosen, cluster)
     try:
-        _check_task_type(task_type)
+        check_task_type(task_type)
         topo = build_topology(cluster, layout)
-        entries, hardware = _parse_components(cluster, topo)
+        entries, hardware = _parse_components(cluster, topo, verdicts)
         packed: dict[str, PackedSpec] = {}
         sizes = ParallelSizes(lookup)
         try:
@@ -225,7 +229,7 @@ def expand_placement(
                 expansion.placement_mode, packed = _model_parallel(chosen, hardware, sizes, topo)
             elif chosen == "hybrid":
                 expansion.placement_mode = "HYBRID"
-            _place(entries, packed, topo, expansion.components)
+            _place(entries, packed, topo, expansion.components, rows=verdicts is None)
         except (TypeError, ZeroDivisionError) as exc:  # only a parallel size can cause these
             raise sizes.crash_error(exc) from None
     except RLinfConfigError as exc:
@@ -245,12 +249,12 @@ class _ParsedEntry:
     node_mode: bool
     rows: list[ProcessPlacement] | None = None
 
-    def place(self, topo: Topology) -> tuple[list[ProcessPlacement], str]:
+    def place(self, topo: Topology, rows: bool = True) -> tuple[list[ProcessPlacement], str]:
         """get_placement of the entry's strategy; components of one key share the rows."""
         if self.rows is None:
             place = node_placement if self.node_mode else flexible_placement
             try:
-                self.rows = place(self.per_process, self.groups, topo)
+                self.rows = place(self.per_process, self.groups, topo, rows)
             except StrategyError as exc:
                 raise _placement_error(
                     Text(
@@ -263,7 +267,7 @@ class _ParsedEntry:
         return self.rows, "NodePlacementStrategy" if self.node_mode else "FlexiblePlacementStrategy"
 
 
-def _check_task_type(task_type: str | None) -> None:
+def check_task_type(task_type: str | None) -> None:
     """RLinf's validate_cfg refuses an unknown runner.task_type before any placement."""
     if task_type is not None and task_type not in SUPPORTED_TASK_TYPES:
         raise TaskTypeError(
@@ -279,33 +283,28 @@ def _check_task_type(task_type: str | None) -> None:
 
 
 def _parse_components(
-    cluster: ClusterSpec, topo: Topology
+    cluster: ClusterSpec, topo: Topology, verdicts: dict | None = None
 ) -> tuple[dict[str, _ParsedEntry], dict[str, list[int]]]:
     """RLinf's ComponentPlacement.__init__: parse every entry; components in config order."""
     entries: dict[str, _ParsedEntry] = {}
     hardware: dict[str, list[int]] = {}
     for entry in cluster.placements:
         groups = _resolve_groups(entry, topo)
-        total = sum(g.count for g in groups)
-        node_mode = any(g.hardware_type is None for g in groups)
-        type_name = "Node" if node_mode else ", ".join(g.type_name for g in groups)
-        try:
-            parts = parse_rank_map(entry.placement, total, type_name)
-        except GrammarError as exc:
-            raise _placement_error(exc.text, entry) from None
-        parsed = _ParsedEntry(entry, groups, process_resources(parts), node_mode)
-        try:
-            (check_node_processes if node_mode else check_flexible_processes)(parsed.per_process)
-        except StrategyError as exc:
-            raise _placement_error(
-                Text(
-                    "Error in component placement for components {components}. {reason}",
-                    components=list(entry.components),
-                    reason=exc.text,
-                ),
-                entry,
-            ) from None
-        ranks = [r for part in parts for r in part.resources]
+        key = (entry.path, tuple(_numbering(g) for g in groups))
+        known = verdicts.get(key) if verdicts is not None else None
+        if isinstance(known, RLinfConfigError):
+            raise known
+        if known is not None:
+            parsed, ranks = known
+        else:
+            try:
+                parsed, ranks = _parse_entry(entry, groups)
+            except RLinfConfigError as exc:
+                if verdicts is not None:
+                    verdicts[key] = exc
+                raise
+            if verdicts is not None:
+                verdicts[key] = (parsed, ranks)
         for name in entry.components:
             if name in entries:
                 raise _placement_error(
@@ -316,11 +315,46 @@ def _parse_components(
     return entries, hardware
 
 
+def _numbering(group) -> tuple:
+    """What a placement over ``group`` depends on: its type and which node holds each resource."""
+    return (
+        group.label,
+        group.hardware_type,
+        tuple(group.resource_node),
+        tuple(group.resource_local),
+    )
+
+
+def _parse_entry(entry: PlacementEntry, groups: list) -> tuple[_ParsedEntry, list[int]]:
+    """One entry through RLinf's parser and its strategy's constructor checks."""
+    total = sum(g.count for g in groups)
+    node_mode = any(g.hardware_type is None for g in groups)
+    type_name = "Node" if node_mode else ", ".join(g.type_name for g in groups)
+    try:
+        parts = parse_rank_map(entry.placement, total, type_name)
+    except GrammarError as exc:
+        raise _placement_error(exc.text, entry) from None
+    parsed = _ParsedEntry(entry, groups, process_resources(parts), node_mode)
+    try:
+        (check_node_processes if node_mode else check_flexible_processes)(parsed.per_process)
+    except StrategyError as exc:
+        raise _placement_error(
+            Text(
+                "Error in component placement for components {components}. {reason}",
+                components=list(entry.components),
+                reason=exc.text,
+            ),
+            entry,
+        ) from None
+    return parsed, [r for part in parts for r in part.resources]
+
+
 def _place(
     entries: dict[str, _ParsedEntry],
     packed: dict[str, PackedSpec],
     topo: Topology,
     out: dict[str, ComponentExpansion],
+    rows: bool = True,
 ) -> None:
     """get_placement for every component in config order, as RLinf's workers launch them.
 
@@ -332,14 +366,14 @@ def _place(
         spec = packed.get(name)
         if spec is not None:
             try:
-                rows, strategy = spec.place(topo), "PackedPlacementStrategy"
+                placed, strategy = spec.place(topo), "PackedPlacementStrategy"
             except StrategyError as exc:
                 raise PlacementError(
                     exc.text, "cluster.component_placement", _MODEL_PARALLEL_FIX
                 ) from None
         else:
-            rows, strategy = parsed.place(topo)
-        out[name] = ComponentExpansion(name, strategy, rows, parsed.entry.path)
+            placed, strategy = parsed.place(topo, rows)
+        out[name] = ComponentExpansion(name, strategy, placed, parsed.entry.path)
 
 
 def _resolve_groups(entry: PlacementEntry, topo: Topology):
@@ -421,8 +455,11 @@ def gpu_requirements(
     """The smallest uniform GPUs-per-node count that RLinf accepts, and the counts it rejects."""
     failing = []
     smallest = None
+    verdicts: dict = {}
     for count in counts:
-        result = expand_placement(cluster, count, task_type=task_type, lookup=lookup)
+        result = expand_placement(
+            cluster, count, task_type=task_type, lookup=lookup, verdicts=verdicts
+        )
         if result.ok:
             smallest = count if smallest is None else smallest
         else:

@@ -11,6 +11,7 @@ from .errors import RLinfConfigError
 from .expansion import (
     PLACEMENT_CLASSES,
     Expansion,
+    check_task_type,
     expand_placement,
     gpu_requirements,
     placement_class_for,
@@ -79,6 +80,7 @@ def inspect_config(
     findings += _task_type_findings(task_type, placement_class)
     findings += _launcher_findings(config)
     try:
+        check_task_type(task_type)  # RLinf's validate_cfg runs before the cluster is read
         cluster = parse_cluster(config.cluster_section)
     except RLinfConfigError as exc:
         findings.append(exc.to_finding())

@@ -6,6 +6,7 @@ the checks RLinf only runs at that stage and the packed strategy's known off-by-
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from ..i18n import Text
@@ -68,6 +69,12 @@ def _hardware_row(
     )
 
 
+def check_node_order(nodes: list[int]) -> None:
+    """The check of :func:`assign_local_ranks` without the rows."""
+    if any(later < earlier for earlier, later in itertools.pairwise(nodes)):
+        raise StrategyError(Text("Placements must be sorted by node_id."))
+
+
 def assign_local_ranks(rows: list[ProcessPlacement]) -> None:
     """Number processes per node in order; RLinf requires non-decreasing node ranks."""
     if not rows:
@@ -111,9 +118,16 @@ def check_node_processes(hardware_lists: list[list[int]]) -> None:
 
 
 def flexible_placement(
-    hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
+    hardware_lists: list[list[int]],
+    groups: list[ResourceGroup],
+    topo: Topology,
+    rows: bool = True,
 ) -> list[ProcessPlacement]:
-    """FlexiblePlacementStrategy over the concatenated resources of ``groups``."""
+    """FlexiblePlacementStrategy over the concatenated resources of ``groups``.
+
+    With ``rows=False`` only RLinf's verdict is computed (every check, no rows): what a
+    search over GPU counts needs.
+    """
     check_flexible_processes(hardware_lists)
     if len(groups) == 1:
         g = groups[0]
@@ -129,14 +143,18 @@ def flexible_placement(
             res_group += [index] * g.count
     total = len(res_node)
     verified = [_verified(hw, res_node, res_group, group_of, total) for hw in hardware_lists]
+    verified.sort(key=lambda hw: hw[0])
+    if not rows:
+        check_node_order([res_node[hw[0]] for hw in verified])
+        return []
     all_gpus = _AllGpus(topo.gpus)
-    rows: list[ProcessPlacement] = []
-    for rank, hw in enumerate(sorted(verified, key=lambda hw: hw[0])):
+    placed: list[ProcessPlacement] = []
+    for rank, hw in enumerate(verified):
         group = group_of[res_group[hw[0]]] if res_group is not None else group_of[0]
         local = tuple(res_local[h] for h in hw)
-        rows.append(_hardware_row(rank, res_node[hw[0]], group, local, all_gpus))
-    assign_local_ranks(rows)
-    return rows
+        placed.append(_hardware_row(rank, res_node[hw[0]], group, local, all_gpus))
+    assign_local_ranks(placed)
+    return placed
 
 
 def _verified(hw, res_node, res_group, group_of, total) -> list[int]:
@@ -181,9 +199,15 @@ def _verified(hw, res_node, res_group, group_of, total) -> list[int]:
 
 
 def node_placement(
-    hardware_lists: list[list[int]], groups: list[ResourceGroup], topo: Topology
+    hardware_lists: list[list[int]],
+    groups: list[ResourceGroup],
+    topo: Topology,
+    rows: bool = True,
 ) -> list[ProcessPlacement]:
-    """NodePlacementStrategy: each process on one node of the groups, seeing all its GPUs."""
+    """NodePlacementStrategy: each process on one node of the groups, seeing all its GPUs.
+
+    With ``rows=False`` only the verdict is computed (see :func:`flexible_placement`).
+    """
     check_node_processes(hardware_lists)
     indices = [resources[0] for resources in hardware_lists]
     indices.sort()
@@ -203,24 +227,29 @@ def node_placement(
             )
         seen.update(g.node_ranks)
         flat.extend((n, g.label) for n in g.node_ranks)
-    all_gpus = _AllGpus(topo.gpus)
-    rows = []
-    for rank, index in enumerate(indices):
-        if not 0 <= index < len(flat):
-            raise StrategyError(
-                Text(
-                    "Node rank {index} is out of range for selected node groups {labels} "
-                    "(total nodes {total}).",
-                    index=index,
-                    labels=labels,
-                    total=len(flat),
-                )
+    distinct = sorted(set(indices))
+    outside = next((i for i in distinct if not 0 <= i < len(flat)), None)
+    if outside is not None:
+        raise StrategyError(
+            Text(
+                "Node rank {index} is out of range for selected node groups {labels} "
+                "(total nodes {total}).",
+                index=outside,
+                labels=labels,
+                total=len(flat),
             )
+        )
+    if not rows:
+        check_node_order([flat[i][0] for i in distinct])
+        return []
+    all_gpus = _AllGpus(topo.gpus)
+    placed = []
+    for rank, index in enumerate(indices):
         node, label = flat[index]
         visible = all_gpus(node)
-        rows.append(ProcessPlacement(rank, node, label, None, (), visible, 0 if visible else -1))
-    assign_local_ranks(rows)
-    return rows
+        placed.append(ProcessPlacement(rank, node, label, None, (), visible, 0 if visible else -1))
+    assign_local_ranks(placed)
+    return placed
 
 
 def check_packed(start: int, end: int, per_process: object = 1, stride: object = 1) -> None:

@@ -172,9 +172,13 @@ class Expansion:
         if self.error is not None:
             raise self.error
 
-    def to_json(self) -> dict[str, Any]:
-        """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion)."""
-        return {
+    def to_json(self, components: bool = True) -> dict[str, Any]:
+        """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion).
+
+        Without ``components`` the per-process and per-node parts are left out, for a caller
+        that streams them.
+        """
+        data = {
             "ok": self.ok,
             "error": str(self.error.message) if self.error else None,
             "error_path": self.error.path if self.error else None,
@@ -185,9 +189,11 @@ class Expansion:
             "gpus_per_node": self.layout.default
             if not self.layout.per_node
             else dict(self.layout.per_node),
-            "per_node": {str(n): s.to_dict() for n, s in self.per_node.items()},
-            "components": {name: c.to_dict() for name, c in sorted(self.components.items())},
         }
+        if components:
+            data["per_node"] = {str(n): s.to_dict() for n, s in self.per_node.items()}
+            data["components"] = {name: c.to_dict() for name, c in sorted(self.components.items())}
+        return data
 
 
 def placement_class_for(task_type: str | None) -> str:

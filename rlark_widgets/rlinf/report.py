@@ -54,8 +54,9 @@ class ConfigReport:
     def ok(self) -> bool:
         return self.expansion.ok
 
-    def to_json(self) -> dict:
-        data = self.expansion.to_json()
+    def to_json(self, components: bool = True) -> dict:
+        """The JSON fields; without ``components`` (and ``per_node``), for a streaming writer."""
+        data = self.expansion.to_json(components)
         data.update(
             config=self.config.source,
             overrides=list(self.config.overrides),

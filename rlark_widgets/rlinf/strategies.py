@@ -6,8 +6,8 @@ the checks RLinf only runs at that stage and the packed strategy's known off-by-
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
+from operator import itemgetter
 
 from ..i18n import Text
 from .errors import RLinfCheckError
@@ -71,7 +71,7 @@ def _hardware_row(
 
 def check_node_order(nodes: list[int]) -> None:
     """The check of :func:`assign_local_ranks` without the rows."""
-    if any(later < earlier for earlier, later in itertools.pairwise(nodes)):
+    if nodes != sorted(nodes):
         raise StrategyError(Text("Placements must be sorted by node_id."))
 
 
@@ -142,8 +142,15 @@ def flexible_placement(
             res_local += g.resource_local
             res_group += [index] * g.count
     total = len(res_node)
-    verified = [_verified(hw, res_node, res_group, group_of, total) for hw in hardware_lists]
-    verified.sort(key=lambda hw: hw[0])
+    checks = (res_node, res_group, group_of, total)
+    if all(len(hw) == 1 for hw in hardware_lists):  # one resource per process: check at once
+        firsts = [hw[0] for hw in hardware_lists]
+        if firsts and not (min(firsts) >= 0 and max(firsts) < total):
+            _verified(next(hw for hw in hardware_lists if not 0 <= hw[0] < total), *checks)
+        verified = sorted(hardware_lists, key=itemgetter(0))
+    else:
+        verified = [_verified(hw, *checks) for hw in hardware_lists]
+        verified.sort(key=itemgetter(0))
     if not rows:
         check_node_order([res_node[hw[0]] for hw in verified])
         return []

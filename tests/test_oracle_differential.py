@@ -4,7 +4,8 @@ Each example is a config the corpus does not contain (see ``oracle/shapes.py``),
 YAML file and read the same way by both sides (Hydra composition, as RLinf's launchers read
 it); verdicts, messages, process rows and per-node figures must agree (``oracle/compare.py``).
 ``make test`` runs the short profile (derandomized, HYPOTHESIS_PROFILE dev/ci); ``make fuzz``
-runs ``ORACLE_EXAMPLES`` examples (default 2,000) with a random search.
+runs ``ORACLE_EXAMPLES`` examples (default 2,000) with a random search. The same shapes also
+check that the GPU-count search's verdict-only mode agrees with the full expansion.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from oracle.compare import disagreement, with_test_ips
 from oracle.shapes import configs
 
-from rlark_widgets.rlinf import inspect_config, load_config
+from rlark_widgets.rlinf import (
+    RLinfConfigError,
+    expand_placement,
+    inspect_config,
+    load_config,
+    load_text,
+    parse_cluster,
+)
 
 FUZZING = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "2000" if FUZZING else "60"))
@@ -42,3 +50,21 @@ def test_new_shapes_agree_with_rlinf(case, rlinf_oracle, tmp_path_factory) -> No
         ours = inspect_config(with_test_ips(config), gpus, search_gpus=False)
         problem = disagreement(ours, theirs)
         assert problem is None, f"test IPs: {problem}\nGPUs {gpus}\n{file.read_text()}"
+
+
+@given(case=configs)
+def test_verdict_only_search_agrees_with_full_expansion(case) -> None:
+    """The GPU-count search computes verdicts without rows and reuses them across counts; on
+    every count it must reach the same verdict and message as the full expansion."""
+    document, _ = case
+    config = load_text(yaml.safe_dump(document))
+    try:
+        cluster = parse_cluster(config.cluster_section)
+    except RLinfConfigError:
+        return
+    verdicts: dict = {}
+    for gpus in (1, 2, 3, 4, 8, 0, 5):
+        args = dict(task_type=config.task_type, lookup=config.get)
+        full = expand_placement(cluster, gpus, **args)
+        quick = expand_placement(cluster, gpus, verdicts=verdicts, **args)
+        assert (quick.ok, str(quick.error)) == (full.ok, str(full.error)), gpus

@@ -15,7 +15,7 @@ from typing import Any
 from ..i18n import Text
 from .cluster import ClusterSpec, PlacementEntry
 from .errors import PlacementError, RLinfConfigError, TaskTypeError
-from .grammar import GrammarError, parse_rank_map, process_resources
+from .grammar import GrammarError, RankPart, parse_rank_map, process_resources
 from .model_parallel import (
     ConfigLookup,
     ModelParallelError,
@@ -251,16 +251,31 @@ class _ParsedEntry:
 
     entry: PlacementEntry
     groups: list
-    per_process: list[list[int]]
+    parts: list[RankPart]
     node_mode: bool
     rows: list[ProcessPlacement] | None = None
 
+    @cached_property
+    def per_process(self) -> list[list[int]]:
+        return process_resources(self.parts)
+
+    def check_constructor(self) -> None:
+        """What RLinf checks before it builds the strategy (see strategies.check_*)."""
+        if not any(part.processes for part in self.parts):
+            (check_node_processes if self.node_mode else check_flexible_processes)([])
+        if self.node_mode and any(len(p.resources) > len(p.processes) for p in self.parts):
+            check_node_processes(self.per_process)  # raises, naming the process
+
     def place(self, topo: Topology, rows: bool = True) -> tuple[list[ProcessPlacement], str]:
         """get_placement of the entry's strategy; components of one key share the rows."""
+        strategy = "NodePlacementStrategy" if self.node_mode else "FlexiblePlacementStrategy"
         if self.rows is None:
-            place = node_placement if self.node_mode else flexible_placement
             try:
-                self.rows = place(self.per_process, self.groups, topo, rows)
+                if not rows and self._verdict_is_plain():
+                    self.rows = []
+                else:
+                    place = node_placement if self.node_mode else flexible_placement
+                    self.rows = place(self._processes(rows), self.groups, topo, rows)
             except StrategyError as exc:
                 raise _placement_error(
                     Text(
@@ -270,7 +285,29 @@ class _ParsedEntry:
                     ),
                     self.entry,
                 ) from None
-        return self.rows, "NodePlacementStrategy" if self.node_mode else "FlexiblePlacementStrategy"
+        return self.rows, strategy
+
+    def _processes(self, rows: bool) -> list[list[int]]:
+        """Node placement's verdict depends only on the distinct nodes used."""
+        if rows or not self.node_mode:
+            return self.per_process
+        return [[r] for r in sorted({r for part in self.parts for r in part.resources})]
+
+    def _verdict_is_plain(self) -> bool:
+        """Whether RLinf's get_placement checks pass without looking at each process: one GPU
+        or robot group, whose resources are numbered in node order, and every process whose
+        resources (a contiguous slice of its part) sit on one node."""
+        if self.node_mode or len(self.groups) != 1:
+            return False
+        nodes = self.groups[0].resource_node
+        for part in self.parts:
+            size = len(part.resources) // len(part.processes)
+            if size > 1 and any(
+                nodes[part.resources[i]] != nodes[part.resources[i + size - 1]]
+                for i in range(0, len(part.resources), size)
+            ):
+                return False  # the full check names the process
+        return True
 
 
 def check_task_type(task_type: str | None) -> None:
@@ -340,9 +377,9 @@ def _parse_entry(entry: PlacementEntry, groups: list) -> tuple[_ParsedEntry, lis
         parts = parse_rank_map(entry.placement, total, type_name)
     except GrammarError as exc:
         raise _placement_error(exc.text, entry) from None
-    parsed = _ParsedEntry(entry, groups, process_resources(parts), node_mode)
+    parsed = _ParsedEntry(entry, groups, parts, node_mode)
     try:
-        (check_node_processes if node_mode else check_flexible_processes)(parsed.per_process)
+        parsed.check_constructor()
     except StrategyError as exc:
         raise _placement_error(
             Text(

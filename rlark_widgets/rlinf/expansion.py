@@ -32,7 +32,7 @@ from .strategies import (
     flexible_placement,
     node_placement,
 )
-from .topology import ACCELERATOR, GpuLayout, Topology, build_topology
+from .topology import ACCELERATOR, GpuLayout, ResourceGroup, Topology, build_topology
 
 SUPPORTED_TASK_TYPES = (
     "embodied",
@@ -168,17 +168,13 @@ class Expansion:
     def total_processes(self) -> int:
         return sum(c.world_size for c in self.components.values())
 
-    def raise_for_error(self) -> None:
-        if self.error is not None:
-            raise self.error
-
     def to_json(self, components: bool = True) -> dict[str, Any]:
         """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion).
 
         Without ``components`` the per-process and per-node parts are left out, for a caller
         that streams them.
         """
-        data = {
+        data: dict[str, Any] = {
             "ok": self.ok,
             "error": str(self.error.message) if self.error else None,
             "error_path": self.error.path if self.error else None,
@@ -358,7 +354,7 @@ def _parse_components(
     return entries, hardware
 
 
-def _numbering(group) -> tuple:
+def _numbering(group: ResourceGroup) -> tuple:
     """What a placement over ``group`` depends on: its type and which node holds each resource."""
     return (
         group.label,
@@ -419,7 +415,7 @@ def _place(
         out[name] = ComponentExpansion(name, strategy, placed, parsed.entry.path)
 
 
-def _resolve_groups(entry: PlacementEntry, topo: Topology):
+def _resolve_groups(entry: PlacementEntry, topo: Topology) -> list[ResourceGroup]:
     labels = ("cluster",) if entry.node_groups is None else entry.node_groups
     if not labels:
         raise PlacementError(

@@ -142,14 +142,17 @@ def _require(condition: bool, message: Text) -> None:
         raise ModelParallelError(message)
 
 
-def _specified(present: bool, component: str) -> None:
+def _specified(gpus: list[int] | None, component: str) -> list[int]:
+    """The component's GPUs; RLinf's error when the placement does not give them."""
     _require(
-        present,
+        gpus is not None,
         Text(
             "{component} GPUs must be specified in the component_placement config.",
             component=component,
         ),
     )
+    assert gpus is not None  # _require raised otherwise
+    return gpus
 
 
 def _not_collocated(absent: bool, component: str) -> None:
@@ -200,14 +203,13 @@ def model_parallel_placement(
     The names are RLinf's, which may name no component of the config (an ``inference``
     strategy when the config says ``actor_inference``): the caller places only components.
     """
-    actor, rollout, reward = hardware.get("actor"), hardware.get("rollout"), hardware.get("reward")
+    actor = _specified(hardware.get("actor"), "Actor")
+    rollout = _specified(hardware.get("rollout"), "Rollout")
+    _specified(hardware.get("reward"), "Reward")  # required though only the rows above use GPUs
     inference = hardware.get("inference")
     if inference is None:
         inference = hardware.get("actor_inference")
     critic_inference, critic = hardware.get("critic_inference"), hardware.get("critic")
-    _specified(actor is not None, "Actor")
-    _specified(rollout is not None, "Rollout")
-    _specified(reward is not None, "Reward")
     for name, gpus in (
         ("Actor", actor),
         ("Rollout", rollout),
@@ -291,7 +293,16 @@ def _rollout_dp(sizes: ParallelSizes, rollout_gpus: int) -> Any:
     return rollout_gpus // (sizes.rollout_tp() * sizes.rollout_pp())
 
 
-def _packed_components(mode, hardware, actor, rollout, inference, critic_inference, sizes, topo):
+def _packed_components(
+    mode: str,
+    hardware: dict[str, list[int]],
+    actor: list[int],
+    rollout: list[int],
+    inference: list[int] | None,
+    critic_inference: list[int] | None,
+    sizes: ParallelSizes,
+    topo: Topology,
+) -> dict[str, PackedSpec]:
     """ModelParallelComponentPlacement._generate_placements, in its order."""
     specs: dict[str, PackedSpec] = {}
     reward, critic = hardware.get("reward"), hardware.get("critic")
@@ -354,9 +365,8 @@ def model_parallel_eval_placement(
     hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
 ) -> tuple[str, dict[str, PackedSpec]]:
     """ModelParallelEvalComponentPlacement: collocated rollout (TP per process) and reward."""
-    rollout, reward = hardware.get("rollout"), hardware.get("reward")
-    _specified(rollout is not None, "Rollout")
-    _specified(reward is not None, "Reward")
+    rollout = _specified(hardware.get("rollout"), "Rollout")
+    reward = _specified(hardware.get("reward"), "Reward")
     _continuous("Rollout", rollout)
     rollout_tp = sizes.rollout_tp()
     _tp_fits("Rollout", rollout_tp, len(rollout))

@@ -164,7 +164,13 @@ def flexible_placement(
     return placed
 
 
-def _verified(hw, res_node, res_group, group_of, total) -> list[int]:
+def _verified(
+    hw: list[int],
+    res_node: list[int],
+    res_group: list[int] | None,
+    group_of: list[ResourceGroup],
+    total: int,
+) -> list[int]:
     """FlexiblePlacementStrategy._verify_hw_ranks_for_process; the ranks come back sorted."""
     if len(hw) == 1 and 0 <= hw[0] < total:
         return hw
@@ -199,7 +205,7 @@ def _verified(hw, res_node, res_group, group_of, total) -> list[int]:
                     "All hardware ranks {ranks} for a process must use the same hardware "
                     "type, but got {types}.",
                     ranks=hw,
-                    types="{" + ", ".join(repr(t) for t in sorted(types)) + "}",
+                    types="{" + ", ".join(sorted(repr(t) for t in types)) + "}",
                 )
             )
     return sorted(hw)

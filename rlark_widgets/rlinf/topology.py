@@ -7,7 +7,7 @@ group has no hardware type. This module builds those numberings for assumed GPU 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..i18n import Text, TextError
@@ -64,10 +64,11 @@ class GpuLayout:
         """Accept 8, "8", {0: 8, 1: 4} or "0:8,1:4" (unlisted ranks get the largest count)."""
         if isinstance(value, GpuLayout):
             return value
+        items: list[tuple[int | str, int | str]]
         if isinstance(value, Mapping):
             items = list(value.items())
         elif ":" in str(value):
-            items = [item.partition(":")[::2] for item in str(value).split(",")]
+            items = [(p[0], p[2]) for p in (item.partition(":") for item in str(value).split(","))]
         else:
             return cls.uniform(value)
         counts = {
@@ -179,7 +180,9 @@ def build_topology(spec: ClusterSpec, layout: GpuLayout) -> Topology:
     return Topology(spec.num_nodes, gpus, groups)
 
 
-def _typed_group(label: str, nodes: tuple[int, ...], hardware_type: str, count) -> ResourceGroup:
+def _typed_group(
+    label: str, nodes: tuple[int, ...], hardware_type: str, count: Callable[[int, str], int]
+) -> ResourceGroup:
     resource_node: list[int] = []
     resource_local: list[int] = []
     for node in nodes:

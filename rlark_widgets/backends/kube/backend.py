@@ -1,0 +1,350 @@
+"""The Kubernetes backend: RLark Jobs on a real cluster, through the official ``kubernetes`` client.
+
+What each operation means (the README repeats it):
+
+- ``submit`` creates the Job exactly once. A second call, a double click or a 409 never makes a
+  duplicate and never overwrites: it reads the Job already there and says whether it is
+  identical or different, and how to open or delete it. 429, 5xx and connection failures are
+  retried a bounded number of times; everything else fails at once with the server's words.
+- ``stop`` deletes the Job object. RLark then removes its Worker pods. The PVCs RLark created from
+  ``spec.storage`` (checkpoints, logs) and the local run record stay. RLark has no pause, and a
+  new submission does not resume: resuming needs ``runner.resume_dir`` set to a persisted
+  ``global_step_N``.
+- ``delete`` does what ``stop`` does and also deletes those PVCs. If the StorageClass's
+  reclaimPolicy is Delete, the data behind them goes too.
+- The backend works in one namespace: the chosen one, else the kubeconfig context's, else
+  ``default``. ``submit`` creates the Job there whatever ``metadata.namespace`` the plan carried
+  (preflight says so with K8S-NAMESPACE).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from kubernetes import client
+
+from ...findings import Finding, has_errors
+from ...i18n import Text
+from ...monitor.snapshot import JobSnapshot
+from ...rlark.inventory import Inventory
+from ...rlark.job import Job
+from ...rlinf import Expansion, RLinfConfig
+from ..base import BackendError, SubmitResult
+from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
+from .config import connect
+from .inventory import inventory_from
+from .preflight import (
+    access_findings,
+    capacity_findings,
+    crd_findings,
+    dry_run_findings,
+    namespace_findings,
+    selector_findings,
+    storage_findings,
+)
+from .snapshot import SnapshotReader, read_job, read_log
+
+
+def _spec(manifest: Mapping[str, Any]) -> Any:
+    """A Job's spec in our canonical shape, so server-side key order or extras do not count."""
+    try:
+        return Job.from_manifest(dict(manifest)).to_manifest()["spec"]
+    except (KeyError, TypeError, ValueError, StopIteration):
+        return manifest.get("spec")
+
+
+def _differences(ours: Any, theirs: Any, path: str = "spec") -> Iterator[str]:
+    """Paths where two specs differ (lists element by element)."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in sorted(ours.keys() | theirs.keys()):
+            yield from _differences(ours.get(key), theirs.get(key), f"{path}.{key}")
+    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            yield from _differences(a, b, f"{path}[{index}]")
+    elif ours != theirs:
+        yield path
+
+
+class KubernetesBackend:
+    """RLark on Kubernetes: inventory, preflight, submit once, snapshot, logs, stop, delete."""
+
+    name = "kubernetes"
+
+    def __init__(
+        self,
+        api_client: client.ApiClient | None = None,
+        *,
+        namespace: str | None = None,
+        config_file: str | os.PathLike[str] | None = None,
+        context: str | None = None,
+        cluster: str | None = None,
+        checkpoint_root: str | os.PathLike[str] | None = None,
+        timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or in-cluster.
+
+        ``cluster`` is the intended ``rlark.io/cluster`` for node selections; ``checkpoint_root``
+        is where the Jobs' output volume is mounted on this machine (no exec needed then).
+        """
+        context_namespace = None
+        if api_client is None:
+            api_client, context_namespace = connect(config_file, context)
+        self.namespace = namespace or context_namespace or "default"
+        self.cluster = cluster
+        self.api = KubeApi(api_client, timeout, retry)
+        root = Path(checkpoint_root) if checkpoint_root is not None else None
+        self.reader = SnapshotReader(self.api, self.namespace, root)
+        self._submit_lock = threading.Lock()
+
+    @classmethod
+    def from_kubeconfig(
+        cls,
+        context: str | None = None,
+        namespace: str | None = None,
+        config_file: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> KubernetesBackend:
+        """The user's kubeconfig (or in-cluster account); BackendError with a fix when none."""
+        return cls(None, namespace=namespace, config_file=config_file, context=context, **options)
+
+    def close(self) -> None:
+        """Release the HTTP connections (a backend is cheap to make again)."""
+        self.api.close()
+
+    # --- the cluster -------------------------------------------------------------------------
+    def inventory(self) -> Inventory:
+        nodes = self.api.call(Action("list", "nodes"), self.api.core.list_node)
+        classes = self.api.call(
+            Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
+        )
+        return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
+
+    def manifest(self, job: Job) -> dict[str, Any]:
+        """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
+        manifest = job.to_manifest()
+        manifest["metadata"]["namespace"] = self.namespace
+        return manifest
+
+    def preflight(self, job: Job) -> list[Finding]:
+        manifest = self.manifest(job)
+        crd, access = crd_findings(self.api), access_findings(self.api, self.namespace)
+        findings = [*namespace_findings(job, self.namespace), *crd, *access]
+        if not has_errors(crd + access):  # a dry run would only repeat the refusal
+            findings += dry_run_findings(self.api, manifest)
+        inventory = self.inventory()
+        findings += selector_findings(job, inventory, self.cluster)
+        findings += capacity_findings(job, inventory)
+        findings += storage_findings(manifest, inventory)
+        return findings
+
+    # --- submit once --------------------------------------------------------------------------
+    def _where(self, name: str) -> Text:
+        return Text(
+            "namespace '{namespace}' on {host} ({command})",
+            namespace=self.namespace,
+            host=self.api.host,
+            command=f"kubectl -n {self.namespace} get {JOBS} {name}",
+        )
+
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
+        """Create the Job once; ``expansion`` and ``config`` are for the local rehearsal only."""
+        manifest = self.manifest(job)
+        with self._submit_lock:  # a double click in one session waits for the first answer
+            try:
+                self.api.jobs(
+                    "create",
+                    self.api.custom.create_namespaced_custom_object,
+                    self.namespace,
+                    manifest,
+                    name=job.name,
+                )
+            except KubeApiError as exc:
+                if exc.status != 409:
+                    raise
+                return self._already_there(job.name, manifest, exc.maybe_applied)
+        return SubmitResult(
+            job.name,
+            True,
+            Text(
+                "Created Job '{name}' in namespace '{namespace}'.",
+                name=job.name,
+                namespace=self.namespace,
+            ),
+            self._where(job.name),
+        )
+
+    def _already_there(self, name: str, manifest: dict[str, Any], ours: bool) -> SubmitResult:
+        """A 409: report the Job that is there, never replace it (``ours``: we may have made it)."""
+        current = read_job(self.api, self.namespace, name)
+        if current is None:
+            raise BackendError(
+                Text(
+                    "Job '{name}' existed a moment ago in namespace '{namespace}' and is gone now.",
+                    name=name,
+                    namespace=self.namespace,
+                ),
+                Text("Submit again."),
+            )
+        where, status = self._where(name), f"rlark-migrate status {name} --backend kubernetes"
+        differences = list(_differences(_spec(manifest), _spec(current)))
+        if not differences and ours:
+            message = Text(
+                "Created Job '{name}' in namespace '{namespace}' (the first answer was lost; the"
+                " server has it exactly as submitted).",
+                name=name,
+                namespace=self.namespace,
+            )
+            return SubmitResult(name, True, message, where)
+        if not differences:
+            message = Text(
+                "Job '{name}' already exists in namespace '{namespace}' and is identical: not"
+                " submitted again, no duplicate made. Open it with `{status}`.",
+                name=name,
+                namespace=self.namespace,
+                status=status,
+            )
+            return SubmitResult(name, False, message, where)
+        shown = ", ".join(differences[:3]) + (" ..." if len(differences) > 3 else "")
+        message = Text(
+            "A different Job named '{name}' already exists in namespace '{namespace}' (it differs"
+            " at {paths}). It was NOT overwritten. Open it with `{status}`, delete it first"
+            " (`{delete}`), or choose another name.",
+            name=name,
+            namespace=self.namespace,
+            paths=shown,
+            status=status,
+            delete=f"rlark-migrate delete {name} --backend kubernetes",
+        )
+        return SubmitResult(name, False, message, where)
+
+    # --- watching -----------------------------------------------------------------------------
+    def job(self, name: str) -> Job | None:
+        """The Job as the cluster holds it (None when there is none)."""
+        current = read_job(self.api, self.namespace, name)
+        if current is None:
+            return None
+        try:
+            return Job.from_manifest(current)
+        except (KeyError, TypeError, ValueError, StopIteration):
+            raise BackendError(
+                Text(
+                    "The object jobs.rlark.io '{name}' in namespace '{namespace}' does not have the"
+                    " RLark Job shape this tool knows.",
+                    name=name,
+                    namespace=self.namespace,
+                ),
+                Text(
+                    "Look at it with `{command}`.",
+                    command=f"kubectl -n {self.namespace} get {JOBS} {name} -o yaml",
+                ),
+            ) from None
+
+    def snapshot(self, name: str) -> JobSnapshot:
+        return self.reader.read(name)
+
+    def logs(self, name: str, worker: str, tail: int = 200) -> str:
+        """Log tail of one Worker, named by its key (``role/index``) or its pod name."""
+        workers = self.reader.workers(name)
+        found = next((w for w in workers if worker in (w.key, w.name)), None)
+        if found is None:
+            known = ", ".join(w.key for w in workers)
+            raise BackendError(
+                Text(
+                    "Job '{name}' has no Worker '{worker}' in namespace '{namespace}'.",
+                    name=name,
+                    worker=worker,
+                    namespace=self.namespace,
+                ),
+                Text("Use one of its Workers: {workers}.", workers=known)
+                if known
+                else Text("Use one of its Workers: none yet."),
+            )
+        try:
+            return read_log(self.api, self.namespace, found.name, tail)
+        except KubeApiError as exc:
+            if exc.status != 400:
+                raise
+            raise BackendError(
+                Text(
+                    "Worker {worker} ({pod}) has no log yet: {reason}",
+                    worker=found.key,
+                    pod=found.name,
+                    reason=exc.text,
+                ),
+                Text("Wait until its container starts; `status` shows why it is waiting."),
+            ) from None
+
+    # --- ending -------------------------------------------------------------------------------
+    def stop(self, name: str) -> Text:
+        """Delete the Job object (RLark removes its Workers); storage and run record stay."""
+        if not self._delete_job(name):
+            return Text(
+                "No Job '{name}' in namespace '{namespace}': nothing to stop.",
+                name=name,
+                namespace=self.namespace,
+            )
+        return Text(
+            "Stopped Job '{name}' in namespace '{namespace}': RLark removes its Workers. Its storage"
+            " (PVCs) and run record are kept. Submitting again starts from scratch; to resume, set"
+            " runner.resume_dir to a persisted global_step_N.",
+            name=name,
+            namespace=self.namespace,
+        )
+
+    def delete(self, name: str) -> Text:
+        """Stop, then delete the PVCs RLark created from the Job's spec.storage."""
+        current = read_job(self.api, self.namespace, name)
+        if current is None:
+            return Text(
+                "No Job '{name}' in namespace '{namespace}'. If it was stopped earlier, its PVCs"
+                " remain: list them with `{command}`.",
+                name=name,
+                namespace=self.namespace,
+                command=f"kubectl -n {self.namespace} get pvc",
+            )
+        storage = (current.get("spec") or {}).get("storage") or []
+        claims = [entry["claimName"] for entry in storage if entry.get("claimName")]
+        self._delete_job(name)
+        for claim in claims:
+            try:
+                self.api.call(
+                    Action("delete", "persistentvolumeclaims", self.namespace, claim),
+                    self.api.core.delete_namespaced_persistent_volume_claim,
+                    claim,
+                    self.namespace,
+                )
+            except KubeApiError as exc:
+                if exc.status != 404:
+                    raise
+        if claims:
+            return Text(
+                "Deleted Job '{name}' and its storage ({claims}) in namespace '{namespace}'.",
+                name=name,
+                claims=", ".join(claims),
+                namespace=self.namespace,
+            )
+        return Text(
+            "Deleted Job '{name}' in namespace '{namespace}'.", name=name, namespace=self.namespace
+        )
+
+    def _delete_job(self, name: str) -> bool:
+        try:
+            self.api.jobs(
+                "delete",
+                self.api.custom.delete_namespaced_custom_object,
+                self.namespace,
+                name,
+                name=name,
+            )
+        except KubeApiError as exc:
+            if exc.status == 404:  # gone; if an earlier attempt got no clear answer, it was ours
+                return exc.maybe_applied
+            raise
+        return True

@@ -1,0 +1,124 @@
+"""Workers and Ray members from raw API answers: Pods, their Events, the head's dashboard.
+
+Identity comes from the labels RLark puts on every Worker pod (``rlark.io/job``, ``rlark.io/task``,
+``rlark.io/worker-index``) and ``RLINF_NODE_RANK`` from the main container's environment (or the
+``rlinf.io/node-rank`` label). Ray members are joined to Workers by pod IP when they carry no
+rank label of their own.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from ...contract import INDEX_LABEL, RANK_ENV, RANK_LABEL, TASK_LABEL
+from ...monitor.snapshot import PENDING, EventRecord, RayMember, WorkerSnapshot
+from ...rlark.job import MAIN_CONTAINER
+from ..ray_members import as_int
+
+
+def _epoch(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def events_by_pod(events: Iterable[Mapping[str, Any]]) -> dict[str, list[EventRecord]]:
+    """Pod events keyed by pod name, oldest first."""
+    grouped: dict[str, list[EventRecord]] = defaultdict(list)
+    for event in events:
+        involved = event.get("involvedObject") or {}
+        if involved.get("kind", "Pod") != "Pod":
+            continue
+        grouped[involved.get("name", "")].append(
+            EventRecord(
+                reason=event.get("reason", ""),
+                message=event.get("message", ""),
+                type=event.get("type", "Normal"),
+                count=int(event.get("count") or 1),
+                time=_epoch(event.get("lastTimestamp") or event.get("eventTime")),
+            )
+        )
+    for records in grouped.values():
+        records.sort(key=lambda e: e.time or 0.0)
+    return grouped
+
+
+def _main(items: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+    return next((c for c in items if c.get("name") == MAIN_CONTAINER), items[0] if items else {})
+
+
+def _rank(pod: Mapping[str, Any]) -> int | None:
+    container = _main(pod.get("spec", {}).get("containers") or [])
+    for env in container.get("env") or []:
+        if env.get("name") == RANK_ENV:
+            return as_int(env.get("value"))
+    return as_int((pod["metadata"].get("labels") or {}).get(RANK_LABEL))
+
+
+def _container_state(
+    status: Mapping[str, Any],
+) -> tuple[str | None, str | None, int | None]:
+    """(reason, message, exit code) of the main container; a crash loop names its last death."""
+    main = _main(status.get("containerStatuses") or [])
+    state, last = main.get("state") or {}, (main.get("lastState") or {}).get("terminated") or {}
+    if "waiting" in state:
+        waiting = state["waiting"] or {}
+        reason = waiting.get("reason")
+        if reason == "CrashLoopBackOff" and last.get("reason") == "OOMKilled":
+            reason = "OOMKilled"
+        return reason, waiting.get("message"), as_int(last.get("exitCode"))
+    if "terminated" in state:
+        done = state["terminated"] or {}
+        return done.get("reason"), done.get("message"), as_int(done.get("exitCode"))
+    scheduled: Mapping[str, Any] = next(
+        (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {}
+    )
+    if scheduled.get("status") == "False":
+        return scheduled.get("reason"), scheduled.get("message"), None
+    return status.get("reason"), status.get("message"), None
+
+
+def worker_from_pod(pod: Mapping[str, Any], events: list[EventRecord]) -> WorkerSnapshot:
+    metadata, status = pod["metadata"], pod.get("status") or {}
+    labels = metadata.get("labels") or {}
+    reason, message, exit_code = _container_state(status)
+    main = _main(status.get("containerStatuses") or [])
+    return WorkerSnapshot(
+        role=labels.get(TASK_LABEL, "?"),
+        index=as_int(labels.get(INDEX_LABEL)) or 0,
+        rank=_rank(pod),
+        name=metadata["name"],
+        phase=status.get("phase") or PENDING,
+        node=(pod.get("spec") or {}).get("nodeName"),
+        ip=status.get("podIP"),
+        restarts=int(main.get("restartCount") or 0),
+        reason=reason,
+        message=message,
+        exit_code=exit_code,
+        events=events,
+    )
+
+
+def workers_from(
+    pods: Iterable[Mapping[str, Any]], events: Iterable[Mapping[str, Any]]
+) -> list[WorkerSnapshot]:
+    """Workers in RLINF_NODE_RANK order (unknown ranks last, then by role and index)."""
+    grouped = events_by_pod(events)
+    workers = [worker_from_pod(p, grouped.get(p["metadata"]["name"], [])) for p in pods]
+    return sorted(workers, key=lambda w: (w.rank is None, w.rank or 0, w.role, w.index))
+
+
+def join_members(members: list[RayMember], workers: list[WorkerSnapshot]) -> list[RayMember]:
+    """Give each member without a rank label the RLINF_NODE_RANK of the Worker at its IP."""
+    by_ip = {w.ip: w for w in workers if w.ip}
+    for member in members:
+        worker = by_ip.get(member.ip)
+        if member.node_rank is None and worker is not None:
+            member.node_rank = worker.rank
+    return sorted(members, key=lambda m: (m.node_rank is None, m.node_rank or 0, m.ip))

@@ -1,0 +1,348 @@
+"""The local backend, the embedded default: real Ray nodes on this machine rehearsing a Job.
+
+Each Worker is a local process group (the role's prepare script, then ``ray start --block``
+with its RLINF_NODE_RANK, logical GPUs, device resources and labels); the Header's Worker
+starts the Ray head with its dashboard and, once the Workers are up, runs the run script. In
+the default ``rehearsal`` mode that script is :mod:`rlark_widgets.backends.local.rehearsal`, never the Job's
+runScript (which is written for the cluster image); ``run_mode="job"`` runs the runScript as a
+bash script on this machine instead.
+
+``submit`` returns at once: a detached supervisor starts the Workers one after another. All
+state lives in the Job's directory under ``workspace`` (see :mod:`.layout`), so any later
+``LocalBackend`` on the same workspace can snapshot, read logs, stop or delete the Job.
+
+Not modelled locally: images (every Worker runs this machine's Python and Ray), node
+selectors (every Worker is on this machine), CPU and memory limits, and GPUs themselves (they
+are logical Ray resources: a laptop can rehearse an 8-GPU layout).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from ...contract import CATEGORY_LABEL, CLUSTER_LABEL
+from ...findings import Finding, Severity
+from ...i18n import Text
+from ...monitor.snapshot import JobSnapshot
+from ...rlark.inventory import Inventory, NodeInfo
+from ...rlark.job import Job
+from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
+from ...rlinf.expansion import Expansion
+from ...rlinf.loader import RLinfConfig
+from ..base import BackendError, SubmitResult
+from .layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
+from .mounts import MountMap
+from .preflight import check_node_ip, preflight_findings
+from .procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
+from .spec import REHEARSAL_COMMAND, LocalOptions, RunMode, Spec, build_plan, build_spec
+from .status import read_snapshot
+
+
+class LocalBackend:
+    """Real Ray nodes on this machine, one process group per Worker, state in ``workspace``.
+
+    ``node_ip``: a loopback address other than 127.0.0.1 for every node. ``run_mode``:
+    ``rehearsal`` (default) or ``job`` (the Job's runScript). ``join_timeout``: per Worker,
+    until its node is ALIVE. ``member_timeout``: the rehearsal's wait for all members.
+    ``grace``: SIGTERM to SIGKILL. ``linger``: how long the Ray nodes stay up for inspection
+    after the run script ends. ``step_seconds``: the rehearsal's time per step.
+    ``run_timeout``: seconds the run script may run before it is ended and the Job reported
+    failed (None, the default: no limit, since a real runScript may train for days; the
+    rehearsal bounds each of its own waits).
+    """
+
+    name = "local"
+
+    def __init__(
+        self,
+        workspace: Path | str,
+        node_ip: str = "127.0.0.2",
+        *,
+        run_mode: RunMode = "rehearsal",
+        join_timeout: float = 180.0,
+        member_timeout: float = 120.0,
+        grace: float = 10.0,
+        linger: float = 600.0,
+        step_seconds: float = 1.0,
+        run_timeout: float | None = None,
+    ) -> None:
+        check_node_ip(node_ip)
+        if run_timeout is not None and not run_timeout > 0:
+            raise BackendError(
+                Text(
+                    "run_timeout must be a positive number of seconds, not {value}.",
+                    value=run_timeout,
+                ),
+                Text(
+                    "Give the seconds (more than 0) the run script may run, or leave run_timeout out for no limit."
+                ),
+            )
+        if run_mode not in ("rehearsal", "job"):
+            raise BackendError(
+                Text("Unknown run mode '{mode}'.", mode=run_mode), Text("Use 'rehearsal' or 'job'.")
+            )
+        self.workspace = Path(workspace).expanduser().resolve()
+        self.options = LocalOptions(
+            node_ip,
+            run_mode,
+            join_timeout,
+            member_timeout,
+            grace,
+            linger,
+            step_seconds,
+            run_timeout,
+        )
+
+    # --- protocol ------------------------------------------------------------------------------
+    def inventory(self) -> Inventory:
+        """This machine as one node; selectors are not matched locally and GPUs are logical."""
+        host = socket.gethostname()
+        labels = {CLUSTER_LABEL: "local", CATEGORY_LABEL: "cloud", "kubernetes.io/hostname": host}
+        return Inventory((NodeInfo(name=host, labels=labels),), (), "local")
+
+    def preflight(self, job: Job) -> list[Finding]:
+        """What would stop this Job from running here (errors) and what it will not model."""
+        return preflight_findings(job, self.options.node_ip, self.options.run_mode == "rehearsal")
+
+    def submit(
+        self,
+        job: Job,
+        expansion: Expansion | Mapping[str, Any] | None = None,
+        config: RLinfConfig | Mapping[str, Any] | None = None,
+    ) -> SubmitResult:
+        """Start the Job's Workers in the background; never a second set for a running Job.
+
+        ``expansion`` (the planned placement) lets the rehearsal verify every component
+        process; ``config`` gives ``runner.resume_dir`` and the config the rehearsal saves.
+        """
+        errors = [f for f in self.preflight(job) if f.severity is Severity.ERROR]
+        if errors:
+            raise BackendError(errors[0].text, errors[0].fix_text)
+        where = JobDir.of(self.workspace, job.name)
+        with where.lock():
+            if _live(where):
+                return SubmitResult(
+                    job.name,
+                    False,
+                    Text(
+                        "Job '{name}' is already running locally; nothing new was started (stop it"
+                        " first to start a new run).",
+                        name=job.name,
+                    ),
+                    str(where.root),
+                )
+            restart = where.file("job.yaml").is_file()
+            _clear_run(where)
+            spec = build_spec(job, where, self.options)
+            plan = build_plan(
+                job,
+                where,
+                self.options,
+                expansion.to_json() if isinstance(expansion, Expansion) else expansion,
+                config.resolved if isinstance(config, RLinfConfig) else config,
+                MountMap.for_job(job, where.root),
+            )
+            _write_run(where, job, spec, plan)
+            _launch_supervisor(where, spec)
+        return SubmitResult(
+            job.name, True, _started_message(job, spec, plan, restart), str(where.root)
+        )
+
+    def job(self, name: str) -> Job | None:
+        """The Job as submitted (its ``job.yaml`` in the workspace), or None."""
+        path = JobDir.of(self.workspace, name).file("job.yaml")
+        return parse_job_yaml(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+    def snapshot(self, name: str) -> JobSnapshot:
+        return read_snapshot(JobDir.of(self.workspace, name))
+
+    def logs(self, name: str, worker: str, tail: int = 200) -> str:
+        """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's."""
+        where, spec = self._existing(name)
+        if worker == "run":
+            lines = tail_lines(Path(spec.run.log), tail)
+            return "\n".join([f"[rlark-local] {spec.run.banner}", *lines])
+        if worker == "supervisor":
+            return "\n".join(tail_lines(where.supervisor_log, tail))
+        match = next((w for w in spec.workers if worker in (w.key, f"{w.role}-{w.index}")), None)
+        if match is None:
+            names = ", ".join([*(w.key for w in spec.workers), "run", "supervisor"])
+            raise BackendError(
+                Text("Job '{name}' has no Worker '{worker}'.", name=name, worker=worker),
+                Text("Use one of: {names}.", names=names),
+            )
+        return "\n".join(tail_lines(Path(match.log), tail))
+
+    def stop(self, name: str) -> Text:
+        """SIGTERM every process of the Job, SIGKILL after the grace period; never ``ray stop``."""
+        where, spec = self._existing(name)
+        ended = self._end(where, spec)
+        if ended is None:
+            return Text("Job '{name}' is not running: nothing to stop.", name=name)
+        return Text(
+            "Stopped Job '{name}': {ended}. Outputs under {root} are kept. Submitting again starts"
+            " a new run, which resumes only if runner.resume_dir names a readable global_step_N"
+            " checkpoint.",
+            name=name,
+            ended=ended,
+            root=str(where.root),
+        )
+
+    def delete(self, name: str) -> Text:
+        """Stop the Job, then remove its directory and Ray temp dirs (hostPath sources stay)."""
+        where, spec = self._existing(name)
+        ended = self._end(where, spec)
+        shutil.rmtree(spec.temp_root, ignore_errors=True)
+        shutil.rmtree(where.root, ignore_errors=True)
+        if ended is None:
+            return Text(
+                "Deleted Job '{name}': removed {root} with its logs and outputs.",
+                name=name,
+                root=str(where.root),
+            )
+        return Text(
+            "Deleted Job '{name}': {ended}; removed {root} with its logs and outputs.",
+            name=name,
+            ended=ended,
+            root=str(where.root),
+        )
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _end(self, where: JobDir, spec: Spec) -> Text | None:
+        """End the run's processes (the supervisor first: it ends the rest in order and
+        records their exits); None when nothing was running."""
+        with where.lock():
+            running = job_processes(spec.run_id, RunLeaders.read(where, spec.head.key).all)
+            if not running:
+                return None
+            where.write("stop.json", {"time": time.time(), "pid": os.getpid()})
+            supervisor = ProcessRef.from_json(where.read("supervisor.json"))
+            proc = supervisor.process() if supervisor else None
+            if proc is not None:
+                proc.terminate()
+                psutil.wait_procs([proc], timeout=2 * self.options.grace + 10)
+            leaders = RunLeaders.read(where, spec.head.key)  # as the supervisor left them
+            killed = end_run(spec.run_id, leaders, self.options.grace)
+            left = job_processes(spec.run_id, leaders.all)
+        if left:
+            pids = ", ".join(str(p.pid) for p in left)
+            raise BackendError(
+                Text(
+                    "Processes of Job '{job}' survived SIGKILL (PIDs {pids}).",
+                    job=spec.job,
+                    pids=pids,
+                ),
+                Text(
+                    "They are stuck in the kernel (uninterruptible I/O); they end when it returns."
+                ),
+            )
+        if killed:
+            return Text(
+                "{count} processes ended ({killed} needed SIGKILL)",
+                count=len(running),
+                killed=killed,
+            )
+        return Text("{count} processes ended", count=len(running))
+
+    def _existing(self, name: str) -> tuple[JobDir, Spec]:
+        where = JobDir.of(self.workspace, name)
+        data = where.read("spec.json")
+        if data is None:
+            raise BackendError(
+                Text(
+                    "No local Job named '{name}' in {workspace}.",
+                    name=name,
+                    workspace=str(self.workspace),
+                ),
+                Text("Check the name, or the workspace the Job was submitted with."),
+            )
+        return where, Spec.from_json(data)
+
+
+def _live(where: JobDir) -> bool:
+    """Whether any process of the Job's current run is alive (by its run token)."""
+    data = where.read("spec.json")
+    if not data:
+        return False
+    spec = Spec.from_json(data)
+    return bool(job_processes(spec.run_id, RunLeaders.read(where, spec.head.key).all))
+
+
+def _clear_run(where: JobDir) -> None:
+    """Remove the previous run's files; outputs (mounts/, root/) stay, like storage."""
+    previous = where.read("spec.json")
+    if previous:
+        shutil.rmtree(previous["temp_root"], ignore_errors=True)
+    for name in RUN_FILES:
+        where.file(name).unlink(missing_ok=True)
+    for name in RUN_DIRS:
+        shutil.rmtree(where.file(name), ignore_errors=True)
+
+
+def _write_run(where: JobDir, job: Job, spec: Spec, plan: dict[str, Any]) -> None:
+    """The files the supervisor and later calls read; a full disk says so, with a fix."""
+    try:
+        where.file("job.yaml").write_text(render_job_yaml(job), encoding="utf-8")
+        where.write("spec.json", spec.to_json())
+        where.write("plan.json", plan)
+        if spec.run.mode == "job":
+            script = Path(spec.run.argv[-1])
+            script.parent.mkdir(parents=True, exist_ok=True)
+            script.write_text(job.run_script.rstrip("\n") + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise unwritable(where.root, exc) from None
+
+
+def _launch_supervisor(where: JobDir, spec: Spec) -> None:
+    """Start the supervisor; it daemonises at once, so this waits only for its fork."""
+    where.logs.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, TOKEN_ENV: spec.run_id}
+    argv = [sys.executable, "-m", "rlark_widgets.backends.local.supervisor", str(where.root)]
+    with open(where.supervisor_log, "ab") as log:
+        code = subprocess.call(
+            argv, cwd=where.root, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log
+        )
+    if code != 0 or where.read("supervisor.json") is None:
+        raise BackendError(
+            Text(
+                "The local supervisor of Job '{job}' did not start (exit code {code}).",
+                job=spec.job,
+                code=code,
+            ),
+            Text("Read {log}.", log=str(where.supervisor_log)),
+        )
+
+
+def _started_message(job: Job, spec: Spec, plan: dict[str, Any], restart: bool) -> Text:
+    mode = (
+        Text("The run script is the rehearsal ({command}), not training", command=REHEARSAL_COMMAND)
+        if spec.run.mode == "rehearsal"
+        else Text("The run script is the Job's runScript, run on this machine")
+    )
+    resume = plan["paths"]["resume_dir"]
+    again: Text | str = ""
+    if resume:
+        again = Text(
+            " It resumes from runner.resume_dir {path} if its actor/ is readable.",
+            path=resume["container"],
+        )
+    elif restart:
+        again = Text(" This is a new run: it does not resume (runner.resume_dir is not set).")
+    return Text(
+        "Started Job '{name}' locally: {workers} Workers start one after another (the Ray head"
+        " first; roughly 15-45 s each on a small machine). {mode}.{again}",
+        name=job.name,
+        workers=len(spec.workers),
+        mode=mode,
+        again=again,
+    )

@@ -1,0 +1,57 @@
+"""Container paths on this machine: mounts become directories of the Job's workspace.
+
+A Job names container paths (``/mnt/output/...``); locally there is no container, so each
+mount path maps to a directory: a hostPath mount to its source when that directory exists on
+this machine, anything else (object storage, a missing hostPath source) to
+``<job>/mounts/<name>``. Paths outside every mount map under ``<job>/root``; relative paths
+are taken from ``/workspace``, the working directory the rehearsal assumes.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ...rlark.job import Job
+from .layout import slug
+
+CONTAINER_CWD = PurePosixPath("/workspace")
+
+
+@dataclass(frozen=True)
+class MountMap:
+    """Container mount paths -> local directories, longest mount path first."""
+
+    entries: tuple[tuple[str, str], ...]  # (mount path, local directory)
+    root: str  # the local directory standing for the container's '/'
+
+    @classmethod
+    def for_job(cls, job: Job, job_root: Path) -> MountMap:
+        chosen: dict[str, str] = {}
+        for role in job.roles:
+            for mount in role.mounts:
+                source = Path(mount.source)
+                if mount.kind == "hostPath" and source.is_absolute() and source.is_dir():
+                    local = source
+                else:
+                    local = job_root / "mounts" / slug(mount.name)
+                chosen.setdefault(str(PurePosixPath(mount.mount_path)), str(local))
+        ordered = sorted(chosen.items(), key=lambda item: len(item[0]), reverse=True)
+        return cls(tuple(ordered), str(job_root / "root"))
+
+    @classmethod
+    def from_json(cls, data: dict) -> MountMap:
+        return cls(tuple((m, d) for m, d in data["entries"]), data["root"])
+
+    def to_json(self) -> dict:
+        return {"entries": [list(e) for e in self.entries], "root": self.root}
+
+    def local(self, container_path: str) -> Path:
+        """Where ``container_path`` lives on this machine."""
+        path = PurePosixPath(posixpath.normpath(CONTAINER_CWD / container_path))
+        for mount_path, local in self.entries:
+            mount = PurePosixPath(mount_path)
+            if path == mount or mount in path.parents:
+                return Path(local, path.relative_to(mount))
+        return Path(self.root, path.relative_to("/"))

@@ -1,0 +1,238 @@
+"""A local Job's snapshot, read from its directory, its processes and its Ray head.
+
+Workers: process state and exit code (Kubernetes-style phases and reasons); Ray members from
+the head's dashboard; the run script's state and log tail; checkpoints and progress from the
+files the rehearsal (or RLinf) writes. Works from any process: nothing is kept in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from ...i18n import Text
+from ...monitor.snapshot import (
+    FAILED,
+    MEMBERS,
+    PENDING,
+    PLAN,
+    RUNNING,
+    SUCCEEDED,
+    SUPERVISOR,
+    EventRecord,
+    JobSnapshot,
+    Progress,
+    WorkerSnapshot,
+)
+from ..checkpoints import local_checkpoints
+from .layout import JobDir, slug, tail_lines
+from .procs import ProcessRef, exit_reason
+from .ray_nodes import MembersUnavailable, fetch_members, last_attempt, prepare_failed
+from .spec import Spec, WorkerSpec
+
+LOG_TAIL = 20
+STOPPED_BY = {"stop": "Stopped", "completed": "Completed", "error": "SupervisorError"}
+
+
+def read_snapshot(where: JobDir) -> JobSnapshot:
+    """Everything known about the Job in ``where``; ``exists=False`` when it was never submitted."""
+    snap = JobSnapshot(job=where.name, backend="local", time=time.time())
+    spec_data = where.read("spec.json")
+    if spec_data is None:
+        snap.exists = False
+        return snap
+    spec = Spec.from_json(spec_data)
+    state = where.read("state.json") or {}
+    plan = where.read("plan.json") or {}
+    stopped = where.file("stop.json").is_file()
+    snap.rehearsal = spec.run.mode == "rehearsal"
+    snap.expected_workers = plan.get("num_nodes", len(spec.workers))
+    supervisor = ProcessRef.from_json(where.read("supervisor.json"))
+    watched = supervisor is not None and supervisor.alive
+    if not watched and state.get("phase") != "ended":
+        snap.lack(SUPERVISOR, Text("it exited early: exit codes of Workers may be unknown"))
+    records = state.get("workers", {})
+    snap.workers = [
+        _worker(spec, w, records.get(w.key), stopped, watched)
+        for w in sorted(spec.workers, key=lambda w: w.rank)
+    ]
+    snap.tasks = _tasks(snap.workers)
+    _members(snap, spec, state)
+    _run_script(snap, spec, state.get("run"), stopped, watched)
+    _outputs(snap, plan, (state.get("run") or {}).get("started"))
+    if not snap.rehearsal:  # the Job's own run: its step budget, not the rehearsal's
+        snap.progress.max_steps = plan.get("planned_steps")
+    snap.phase = _phase(snap, stopped)
+    return snap
+
+
+def _worker(
+    spec: Spec, worker: WorkerSpec, record: dict[str, Any] | None, stopped: bool, watched: bool
+) -> WorkerSnapshot:
+    """``watched``: the supervisor is alive, so an exit it has not recorded yet soon will be."""
+    snap = WorkerSnapshot(
+        role=worker.role,
+        index=worker.index,
+        rank=worker.rank,
+        name=f"{spec.job}-{slug(worker.role)}-{worker.index}",
+        node=socket.gethostname(),
+        ip=spec.options.node_ip,
+        head=worker.head,
+    )
+    if record is None:
+        snap.phase, snap.reason = (SUCCEEDED, "Stopped") if stopped else (PENDING, "Waiting")
+        snap.message = Text("never started") if stopped else Text("Workers start one after another")
+        return snap
+    snap.events = _events(record)
+    snap.restarts = record.get("restarts", 0)
+    returncode = record.get("returncode")
+    if returncode is None and (watched or _alive(record)):
+        snap.phase = RUNNING
+        snap.message = record.get("note")
+        return snap
+    by = record.get("stopped_by")  # set by the supervisor on the processes it ended
+    if returncode is None:  # nobody recorded the exit: a stop explains it, else it is lost
+        by = by or ("stop" if stopped else None)
+        snap.phase, snap.reason = (SUCCEEDED, STOPPED_BY[by]) if by else (FAILED, "Gone")
+        snap.message = (
+            None if by else Text("it ended while no supervisor watched it: exit code unknown")
+        )
+        return snap
+    reason, snap.exit_code = exit_reason(returncode)
+    if by:
+        snap.phase, snap.reason = SUCCEEDED, STOPPED_BY[by]
+        return snap
+    snap.phase, snap.reason = FAILED, reason
+    snap.message = _failure_message(Path(worker.log), killed=returncode < 0)
+    return snap
+
+
+def _failure_message(log: Path, killed: bool) -> Text | str:
+    """The last line of the Worker's last attempt, and whether its prepare script was done."""
+    lines = tail_lines(log, 400)
+    last = next((line.strip() for line in reversed(last_attempt(lines)) if line.strip()), "")
+    if not prepare_failed(lines):
+        return last
+    if killed:
+        return Text("it was killed during its prepare script (last line: {line})", line=last)
+    return Text("the prepare script failed: {line}", line=last)
+
+
+def _events(record: dict[str, Any]) -> list[EventRecord]:
+    events = [
+        EventRecord(e["reason"], e["message"], "Warning", time=e["time"])
+        for e in record.get("events", [])
+    ]
+    events.append(EventRecord("Started", Text("process started"), time=record.get("started")))
+    if record.get("joined"):
+        events.append(EventRecord("RayJoined", Text("Ray node ALIVE"), time=record["joined"]))
+    if record.get("ended"):
+        code = record.get("returncode")
+        kind = "Normal" if code == 0 or record.get("stopped_by") else "Warning"
+        exited = Text("return code {code}", code=code)
+        events.append(EventRecord("Exited", exited, kind, time=record["ended"]))
+    return events
+
+
+def _tasks(workers: list[WorkerSnapshot]) -> list[dict[str, Any]]:
+    tasks: dict[str, dict[str, Any]] = {}
+    for worker in workers:
+        task = tasks.setdefault(
+            worker.role,
+            {"name": worker.role, "replicas": 0, "pending": 0, "running": 0, "failed": 0},
+        )
+        task["replicas"] += 1
+        column = {PENDING: "pending", RUNNING: "running", FAILED: "failed"}.get(worker.phase)
+        if column:
+            task[column] += 1
+    return list(tasks.values())
+
+
+def _members(snap: JobSnapshot, spec: Spec, state: dict[str, Any]) -> None:
+    """Members from the head's dashboard; none, and why, once the head has failed."""
+    head = state.get("head")
+    head_worker = next(w for w in snap.workers if w.key == spec.head.key)
+    if head_worker.phase == FAILED:  # the dashboard went with it: no member can be known
+        why = Text("the Ray head's Worker {worker} is not running", worker=head_worker.key)
+        snap.lack(MEMBERS, why)
+        return
+    if head is None or head_worker.phase != RUNNING:  # not started yet, or ended normally
+        return
+    try:
+        members = fetch_members(spec.options.node_ip, head["dashboard_port"])
+    except MembersUnavailable as exc:
+        snap.lack(MEMBERS, Text("the Ray dashboard did not answer: {error}", error=str(exc)))
+        return
+    snap.members = sorted(members, key=lambda m: (m.node_rank is None, m.node_rank or 0))
+
+
+def _run_script(
+    snap: JobSnapshot, spec: Spec, run: dict[str, Any] | None, stopped: bool, watched: bool
+) -> None:
+    if run is None:
+        snap.run_script_state = "not started"
+        return
+    snap.log_tail = tail_lines(Path(spec.run.log), LOG_TAIL)
+    returncode = run.get("returncode")
+    if returncode is None:
+        unrecorded = "stopped" if stopped else "failed"
+        snap.run_script_state = "running" if watched or _alive(run) else unrecorded
+        return
+    _, snap.run_script_exit_code = exit_reason(returncode)
+    if returncode == 0:
+        snap.run_script_state = "succeeded"
+    else:
+        snap.run_script_state = "stopped" if run.get("stopped_by") else "failed"
+
+
+def _outputs(snap: JobSnapshot, plan: dict[str, Any], run_started: float | None) -> None:
+    """Checkpoints from disk; progress from this run's config.yaml and metrics lines."""
+    paths = plan.get("paths") or {}
+    if not paths:
+        snap.lack(PLAN, Text("the file is missing or unreadable"))
+        return
+    checkpoints = paths["checkpoints"]
+    snap.checkpoints = local_checkpoints(Path(checkpoints["local"]), checkpoints["local"])
+    snap.progress = Progress(max_steps=plan.get("steps"), save_interval=plan.get("save_interval"))
+    if run_started is None:
+        return
+    config = Path(paths["config"]["local"])
+    snap.progress.config_saved = config.is_file() and config.stat().st_mtime >= run_started - 1
+    last = _last_metrics(Path(paths["metrics"]["local"]), run_started)
+    if last is not None:
+        snap.progress.last_step, snap.progress.last_step_time = last["step"], last["time"]
+
+
+def _last_metrics(path: Path, since: float) -> dict[str, Any] | None:
+    for line in reversed(tail_lines(path, 50)):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and row.get("time", 0) >= since and "step" in row:
+            return row
+    return None
+
+
+def _alive(record: dict[str, Any]) -> bool:
+    ref = ProcessRef.from_json(record)
+    return ref is not None and ref.alive
+
+
+def _phase(snap: JobSnapshot, stopped: bool) -> str:
+    """The run script's result (kept when the Job is stopped afterwards) > Stopped > a failed
+    Worker > Running > Pending."""
+    if snap.run_script_state == "succeeded":
+        return "Succeeded"
+    if snap.run_script_state == "failed":
+        return "Failed"
+    if stopped:
+        return "Stopped"
+    if any(w.phase == FAILED for w in snap.workers):
+        return "Failed"
+    if any(w.phase == RUNNING for w in snap.workers):
+        return "Running"
+    return "Pending"

@@ -291,9 +291,12 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
         )
     # RLinf builds every group (hardware, robot config classes, reserved labels) before it
     # parses any group's node ranks; a robot IP its config class refuses stops it first.
-    built = [_build_node_group(raw, f"{path}[{index}]") for index, raw in enumerate(value)]
-    refused_ip = next((ip for group in built for ip in _ip_errors(group.robots)), None)
+    built: list[NodeGroupSpec] = []
+    refused_ip: ClusterConfigError | None = None
     try:
+        for index, raw in enumerate(value):
+            built.append(_build_node_group(raw, f"{path}[{index}]"))
+            refused_ip = refused_ip or next(iter(_ip_errors(built[-1].robots)), None)
         groups = [
             _place_node_group(group, raw, num_nodes)
             for group, raw in zip(built, value, strict=True)
@@ -331,13 +334,34 @@ def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
     robots: tuple[RobotConfig, ...] = ()
     if hardware is not None:
         hardware_type, robots = _parse_hardware(hardware, label, f"{path}.hardware")
+    try:
+        _check_built_group(raw, label, path)
+    except ClusterConfigError:
+        refused = _ip_errors(robots)  # RLinf built the robots first: their IP error wins
+        if refused:
+            raise refused[0] from None
+        raise
+    return NodeGroupSpec(
+        label=label,
+        node_ranks=(),
+        # An explicit hardware_type is used as written; ignore_hardware only stops detection.
+        hardware_type=str(hardware_type) if hardware_type is not None else None,
+        robots=robots,
+        ignore_hardware=ignore_hardware,
+        path=path,
+    )
+
+
+def _check_built_group(raw: Mapping, label: str, path: str) -> None:
+    """The rest of NodeGroupConfig.__post_init__, after the hardware."""
+    if raw.get("hardware") is not None:
         if raw.get("hardware_type") is not None:
             raise _fail(
                 Text("hardware_type should not be specified."),
                 f"{path}.hardware_type",
                 Text("Remove hardware_type; hardware.type already names the hardware."),
             )
-        if ignore_hardware:
+        if bool(raw.get("ignore_hardware", False)):
             raise _fail(
                 Text("Cannot specify hardware when ignore_hardware is set to True."),
                 f"{path}.ignore_hardware",
@@ -353,15 +377,6 @@ def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
             f"{path}.label",
             Text("Rename the group (labels 'cluster' and 'node' belong to RLinf)."),
         )
-    return NodeGroupSpec(
-        label=label,
-        node_ranks=(),
-        # An explicit hardware_type is used as written; ignore_hardware only stops detection.
-        hardware_type=str(hardware_type) if hardware_type is not None else None,
-        robots=robots,
-        ignore_hardware=ignore_hardware,
-        path=path,
-    )
 
 
 def _place_node_group(group: NodeGroupSpec, raw: Mapping, num_nodes: int) -> NodeGroupSpec:
@@ -654,6 +669,9 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
     for index, raw in enumerate(raw_configs):
         entry_path = f"{path}.configs[{index}]"
         node_rank = raw["node_rank"]
+        refused = _ip_errors(tuple(robots))  # configs are built in order: an IP error stops it
+        if refused and (not isinstance(node_rank, int) or config_class_error(hw_type, raw)):
+            raise refused[0]
         if not isinstance(node_rank, int):
             raise _fail(
                 node_rank_message(hw_type, node_rank),

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from oracle.compare import disagreement, with_test_ips
 from oracle.shapes import configs
 
@@ -31,11 +31,61 @@ FUZZING = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz"
 EXAMPLES = int(os.environ.get("ORACLE_EXAMPLES", "2000" if FUZZING else "60"))
 
 
+#: Found by make fuzz; each once disagreed with RLinf.
+IP_BEFORE_A_LATER_GROUP = (
+    {
+        "cluster": {
+            "num_nodes": 2,
+            "component_placement": {"actor": "all"},
+            "node_groups": [
+                {
+                    "label": "a",
+                    "node_ranks": "0,1",
+                    "hardware": {
+                        "type": "Franka",
+                        "configs": [{"node_rank": 0, "robot_ip": "ROBOT_IP"}],
+                    },
+                },
+                {
+                    "label": "b",
+                    "node_ranks": "0",
+                    "hardware": {"type": "Franka", "configs": [{"node_rank": 0}, {"node_rank": 0}]},
+                },
+            ],
+        },
+        "runner": {"task_type": "embodied"},
+    },
+    8,
+)
+TASK_TYPE_BEFORE_CLUSTER = (
+    {
+        "cluster": {
+            "num_nodes": 1,
+            "component_placement": {"actor": "all"},
+            "node_groups": [
+                {
+                    "label": "g",
+                    "node_ranks": "0",
+                    "hardware": {
+                        "type": "Turtle2",
+                        "configs": [{"node_rank": 0}, {"node_rank": 0}],
+                    },
+                }
+            ],
+        },
+        "runner": {"task_type": "chess"},
+    },
+    8,
+)
+
+
 @settings(
     max_examples=EXAMPLES,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(case=configs)
+@example(case=IP_BEFORE_A_LATER_GROUP)
+@example(case=TASK_TYPE_BEFORE_CLUSTER)
 def test_new_shapes_agree_with_rlinf(case, rlinf_oracle, tmp_path_factory) -> None:
     document, gpus = case
     file = Path(tmp_path_factory.mktemp("shape")) / "config.yaml"

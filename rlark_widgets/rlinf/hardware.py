@@ -138,7 +138,9 @@ def config_class_error(hw_type: str, fields: Mapping[str, Any]) -> tuple[str, Te
             )
     for name in SERIAL_FIELDS:
         value = fields.get(name)
-        if value and not isinstance(value, list | tuple | str):
+        # DOSW1 converts any value that is not None; the others only a truthy one
+        given = value is not None if hw_type == "DOSW1" else bool(value)
+        if given and not isinstance(value, list | tuple | str):
             return name, Text(
                 "'{field}' is {value}, not a list: RLinf's {config} config stops with "
                 "TypeError ('{type_name}' object is not iterable).",

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 LABELS = ("a", "b", "gpu", "bots")
-ROBOT_TYPES = ("Franka", "Turtle2", "GimArm", "DualFranka")
+ROBOT_TYPES = ("Franka", "Turtle2", "GimArm", "DualFranka", "DOSW1")
 EXPLICIT_TYPES = ("Accelerator", "Franka", "Turtle2", "Robot9")
 EMBODIED_COMPONENTS = ("actor", "rollout", "env", "reward")
 #: Parallel sizes: mostly valid, sometimes what RLinf trips over (never negative: RLinf's
@@ -66,6 +66,8 @@ def robot(draw, node_rank: int, kind: str, num_nodes: int) -> dict[str, Any]:
             config["left_controller_node_rank"] = draw(st.integers(0, num_nodes - 1))
     elif kind == "GimArm":
         config["arm_variant"] = draw(st.sampled_from(["gim_arm", "gim_arm_xl", "gim_arm_s"]))
+    if kind in ("Franka", "DOSW1") and draw(st.integers(0, 3)) == 0:
+        config["camera_serials"] = draw(st.sampled_from([["111"], 0, 7]))
     return config
 
 

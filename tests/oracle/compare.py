@@ -18,8 +18,9 @@ from rlark_widgets.rlinf import ConfigReport, RLinfConfig
 from rlark_widgets.rlinf.expansion import SUPPORTED_TASK_TYPES
 from rlark_widgets.rlinf.ranks import format_ranks
 
-#: RLinf's own crashes (no assertion message of its own): ours must name the exception.
-CRASHES = ("TypeError", "ZeroDivisionError")
+#: RLinf's own crashes (no assertion message of its own): ours must name the exception, unless
+#: it repeats RLinf's message (an IndexError RLinf raises on purpose has one).
+CRASHES = ("TypeError", "ZeroDivisionError", "IndexError")
 #: A section RLinf reads but the config lacks: ours must name the missing section.
 MISSING_SECTION = ("ConfigAttributeError", "AttributeError")
 
@@ -64,7 +65,8 @@ def disagreement(ours: ConfigReport, theirs: dict[str, Any]) -> str | None:
         return None
     if got["ok"]:
         return f"RLinf refuses it ({error[:300]}); we place it"
-    if kind in CRASHES:
+    missing = [s for s in rlinf_sentences(error) if s not in got["error"]]
+    if kind in CRASHES and missing:
         if kind not in got["error"]:
             return f"RLinf crashes with {error[:200]}; our message does not say so: {got['error']}"
         return None
@@ -72,7 +74,6 @@ def disagreement(ours: ConfigReport, theirs: dict[str, Any]) -> str | None:
         if "section" not in got["error"]:
             return f"RLinf stops on a missing section ({error[:200]}); we said {got['error']}"
         return None
-    missing = [s for s in rlinf_sentences(error) if s not in got["error"]]
     if missing:
         return f"RLinf's message {missing} is not in ours: {got['error']}"
     return None

@@ -12,6 +12,8 @@ from ..backends.base import Backend, BackendError
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
+from ..monitor.notices import notices
+from ..monitor.snapshot import JobSnapshot
 from ..monitor.summary import summary_lines
 from ..pipeline import PlannedJob, given_job, inspect, submit_checked
 from ..rlark.record import RecordError, snapshot_record
@@ -33,6 +35,8 @@ from .waiting import WAIT_TARGETS, wait_for
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
 #: Records are artefacts to compare and attach to issues: always English, whatever --lang says.
 RECORD_LANG = "en"
+#: Notices (checkpoint, end, failure, stall) kept below the report while watching.
+NOTICES_SHOWN = 10
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -222,6 +226,8 @@ def run_status(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
         desired = _desired(backend, args.name)
+        previous: JobSnapshot | None = None
+        told: list[str] = []  # every notice of this watch, kept below the refreshed report
         while True:
             try:
                 snap = backend.snapshot(args.name)
@@ -244,6 +250,12 @@ def run_status(args: argparse.Namespace) -> int:
                 if args.watch and sys.stdout.isatty():
                     print("\x1b[2J\x1b[H", end="")
                 print("\n".join(summary_lines(snap, desired, result, args.lang)))
+            if args.watch:
+                told += [f"» {render(n.text, args.lang)}" for n in notices(previous, snap)]
+                told = told[-NOTICES_SHOWN:]
+                if told and not args.json:
+                    print("\n".join(told))
+                previous = snap
             if not args.watch or snap.ended:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
             refreshing = Text(

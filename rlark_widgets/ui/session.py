@@ -28,6 +28,7 @@ from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
 from ..monitor.diagnosis import Diagnosis, diagnose
 from ..monitor.history import HistoryPoint, extend
+from ..monitor.notices import Notice, notices
 from ..monitor.snapshot import JobSnapshot
 from ..pipeline import PlannedJob, PlanRequest, plan_for, plan_job, submit_checked
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
@@ -56,6 +57,8 @@ SUBMITTING = Text("Submitting…")
 #: The Job form's text fields: JobSettings fields, then the run-record facts.
 SETTINGS_FIELDS = tuple(f.name for f in fields(JobSettings) if f.name != "mounts")
 FACT_FIELDS = ("rlinf_commit", "image_digest")
+#: Events of the watched run shown in the header (checkpoint, end, failure, stall).
+NOTICES_KEPT = 3
 #: A role's fields typed as text, their grammar and how errors name them.
 ROLE_TEXT_FIELDS: dict[str, tuple[Text, Callable[[str, Text], dict[str, Any]]]] = {
     "node_selector": (Text("nodes"), parse_pairs),
@@ -120,6 +123,7 @@ class Session(HasTraits):
     snapshot = Instance(JobSnapshot, allow_none=True)
     history = List(Instance(HistoryPoint))
     diagnosis = Instance(Diagnosis, allow_none=True)
+    notices = List(Instance(Notice))  # the watched run's latest events, newest last
     submitted_at = Float(None, allow_none=True)
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
@@ -572,9 +576,12 @@ class Session(HasTraits):
             if not self.submitted:
                 return
             snap = self.backend().snapshot(self.submitted)
+            told = notices(self.snapshot, snap)
             # One notification once all three are set: views observing ``snapshot`` draw the
             # banner and charts from the same refresh (they had drawn the previous one's).
             with self.hold_trait_notifications():
+                if told:
+                    self.notices = (self.notices + told)[-NOTICES_KEPT:]
                 self.snapshot, self.diagnosis = snap, diagnose(snap)
                 self.history = extend(self.history, snap)
 

@@ -1,0 +1,79 @@
+"""Telling the user when something happens (issue #18): a checkpoint, the end, a failure or a
+stall of a watched run, once each; in the app's header and on its own line in status --watch."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+from test_scalars import series
+
+from rlark_widgets.i18n import render
+from rlark_widgets.monitor.notices import CHECKPOINT, ENDED, FAILED, STALL, notices
+from rlark_widgets.monitor.snapshot import Checkpoint, JobSnapshot
+from rlark_widgets.ui.app import App
+from rlark_widgets.ui.session import Session
+
+
+def snap(phase: str = "Running", steps: tuple[int, ...] = (), now: float = 1095.0) -> JobSnapshot:
+    out = JobSnapshot("demo", "local", now, phase=phase)
+    out.checkpoints = [Checkpoint(s, f"/ckpt/global_step_{s}") for s in steps]
+    out.scalars = series(list(range(1, 11)), 10.0)
+    return out
+
+
+def test_each_event_is_told_once_when_it_happens():
+    first = snap()
+    assert notices(None, first) == []  # attaching is no event
+    saved = snap(steps=(10,))
+    (told,) = notices(first, saved)
+    assert (told.kind, render(told.text)) == (CHECKPOINT, "demo saved checkpoint global_step_10.")
+    assert notices(saved, snap(steps=(10,))) == []
+    stalled = snap(steps=(10,), now=1090.0 + 150)
+    (told,) = notices(saved, stalled)
+    assert told.kind == STALL and render(told.text).startswith("demo stalled: stalled: step 10")
+    assert notices(stalled, dataclasses.replace(stalled, time=1090.0 + 200)) == []
+    assert [n.kind for n in notices(saved, snap("Failed", (10,)))] == [FAILED]
+    (ended,) = notices(saved, snap("Succeeded", (10,)))
+    assert ended.kind == ENDED and render(ended.text, "zh") == "demo 已结束：Succeeded。"
+
+
+def test_the_app_header_shows_the_events_whatever_step_is_open(tmp_path: Path):
+    session = Session(workspace=tmp_path)
+    app = App(session)
+    session.notices = notices(snap(), snap(steps=(10,)))
+    assert "demo saved checkpoint global_step_10." in app.notice.value
+    session.lang = "zh"
+    assert "demo 已保存 checkpoint global_step_10。" in app.notice.value
+    assert app.notice in app.header.children
+
+
+def test_status_watch_prints_each_event_on_its_own_line(kube, tmp_path: Path, capsys):
+    import threading
+
+    from test_cli_jobs import cli, write_kubeconfig
+    from test_kubernetes_backend import CHECKPOINTS, NAMESPACE, running
+
+    running(kube)
+    kube.ray("demo")
+    config = write_kubeconfig(tmp_path / "kubeconfig", kube.url, NAMESPACE)
+    served = kube.emulator.served
+
+    def cluster_side() -> None:
+        deadline = time.monotonic() + 60
+        while kube.emulator.served < served + 8 and time.monotonic() < deadline:
+            time.sleep(0.01)  # a refresh or two without a checkpoint
+        kube.checkpoint(CHECKPOINTS, 10)
+        time.sleep(1.0)
+        kube.set_job_status("demo", "Succeeded")
+
+    driver = threading.Thread(target=cluster_side)
+    driver.start()
+    argv = ["--backend", "kubernetes", "--kubeconfig", str(config)]
+    code, out, _ = cli(capsys, "status", "demo", *argv, "--watch", "--interval", "0.1")
+    driver.join()
+    lines = out.splitlines()
+    assert code == 0
+    assert "» demo saved checkpoint global_step_10." in lines
+    assert lines[-1] == "» demo ended: Succeeded."

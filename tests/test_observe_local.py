@@ -14,6 +14,8 @@ from test_local_backend import ONE_NODE, START_TIMEOUT, finished, planned, stop_
 from rlark_widgets.backends.local.backend import LocalBackend
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.diagnosis import diagnose
+from rlark_widgets.ui.session import Session
+from rlark_widgets.ui.steps.runs_panel import RunsPanel
 
 
 @pytest.mark.slow
@@ -50,5 +52,17 @@ def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_st
         after = backend.snapshot(job.name)
         assert after.scalars["rehearsal/step_seconds"].steps == [1, 2, 3, 4]
         assert [render(link.label) for link in after.links] == ["TensorBoard (start it with)"]
+        assert backend.jobs() == ["curves"]
+        # A new kernel: a fresh Session on the same workspace lists the run and reattaches to it.
+        session = Session(workspace=tmp_path)
+        runs = RunsPanel(session)
+        runs.load()
+        (label,) = [text for text, _ in runs.choice.options]
+        assert label.startswith("curves  Succeeded  Workers 0/1  step 4  global_step_4  started ")
+        runs.choice.value = "curves"
+        runs.attach()
+        session._stop_monitor.set()
+        assert session.refresh() and session.submitted == "curves"
+        assert session.snapshot.scalars["rehearsal/step_seconds"].steps == [1, 2, 3, 4]
     finally:
         stop_and_check(backend, tmp_path, job.name)

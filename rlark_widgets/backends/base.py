@@ -107,6 +107,10 @@ class Backend(Protocol):
         """Submit once; ``expansion`` / ``config`` let the local rehearsal verify the placement."""
         ...
 
+    def jobs(self) -> list[str]:
+        """The names of the Jobs this backend holds (``rlark-migrate list``), oldest first."""
+        ...
+
     def job(self, name: str) -> Job | None:
         """The submitted Job as the backend holds it (None when there is none)."""
         ...

@@ -12,9 +12,10 @@ from ..backends.base import Backend, BackendError
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
+from ..monitor.job_list import job_row, row_text
 from ..monitor.notices import notices
 from ..monitor.snapshot import JobSnapshot
-from ..monitor.summary import summary_lines
+from ..monitor.summary import age, summary_lines
 from ..pipeline import PlannedJob, given_job, inspect, submit_checked
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.yaml_io import JobYamlError, parse_job_yaml
@@ -85,6 +86,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--interval", type=float, default=5.0, help="seconds between refreshes (--watch)"
     )
     status.set_defaults(run=run_status)
+
+    listing = commands.add_parser(
+        "list",
+        help="every Job the backend holds, with its phase, Workers, step and latest checkpoint",
+        description="One line per Job (oldest first): phase, Workers running/expected, the "
+        "latest step, the latest checkpoint and when it started. --json gives the rows as JSON.",
+    )
+    add_backend_arguments(listing)
+    listing.add_argument("--json", action="store_true", help="print the rows as JSON")
+    listing.set_defaults(run=run_list)
 
     logs = commands.add_parser(
         "logs",
@@ -269,6 +280,23 @@ def run_status(args: argparse.Namespace) -> int:
         return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    try:
+        backend = _backend(args)
+        rows = [job_row(backend.snapshot(name)) for name in backend.jobs()]
+    except BackendError as exc:
+        return _fail(exc, args.lang)
+    if args.json:
+        print(json.dumps([row.to_dict() for row in rows], indent=2))
+    elif not rows:
+        _say(Text("No Jobs on the {backend} backend.", backend=backend.name), args.lang)
+    now = time.time()
+    for row in rows if not args.json else []:
+        when = age(now - row.started) if row.started is not None else "-"
+        _say(row_text(row, when), args.lang)
+    return EXIT_OK
 
 
 def run_logs(args: argparse.Namespace) -> int:

@@ -28,6 +28,7 @@ from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
 from ..monitor.diagnosis import Diagnosis, diagnose
 from ..monitor.history import HistoryPoint, extend
+from ..monitor.job_list import JobRow, job_row
 from ..monitor.notices import Notice, notices
 from ..monitor.snapshot import JobSnapshot
 from ..pipeline import PlannedJob, PlanRequest, plan_for, plan_job, submit_checked
@@ -620,6 +621,29 @@ class Session(HasTraits):
             lambda: out.append(redact(self.backend().logs(self.submitted, worker, tail))), "Logs"
         )
         return out[0] if out else ""
+
+    def job_rows(self) -> list[JobRow]:
+        """Every Job of the chosen backend, for the Runs panel (empty, with an error, on failure)."""
+        rows: list[JobRow] = []
+
+        def action() -> None:
+            backend = self.backend()
+            rows.extend(job_row(backend.snapshot(name)) for name in backend.jobs())
+
+        self._guard(action, Text("List runs"))
+        return rows
+
+    def attach(self, name: str) -> bool:
+        """Watch the Job ``name`` (one of :meth:`job_rows`), after a kernel restart too: the
+        monitor shows it from its next refresh on."""
+        self._stop_monitor.set()
+        with self.hold_trait_notifications():
+            self.submitted, self.submitted_at = name, None
+            self.history, self.notices = [], []
+            self.snapshot, self.diagnosis = None, None
+        self._say("status", Text("Watching {job}.", job=name))
+        self.start_monitor()
+        return True
 
     def open_tensorboard(self) -> bool:
         """Start TensorBoard for the watched local run (loopback); its link shows at refresh.

@@ -225,6 +225,15 @@ class KubernetesBackend:
         return SubmitResult(name, False, message, where)
 
     # --- watching -----------------------------------------------------------------------------
+    def jobs(self) -> list[str]:
+        """The names of the RLark Jobs in the namespace, oldest first."""
+        answer = self.api.jobs(
+            "list", self.api.custom.list_namespaced_custom_object, self.namespace
+        )
+        items = answer.get("items") or []
+        items.sort(key=lambda o: (o.get("metadata") or {}).get("creationTimestamp") or "")
+        return [str(o["metadata"]["name"]) for o in items if (o.get("metadata") or {}).get("name")]
+
     def job(self, name: str) -> Job | None:
         """The Job as the cluster holds it (None when there is none)."""
         current = read_job(self.api, self.namespace, name)

@@ -159,6 +159,13 @@ class LocalBackend:
             job.name, True, _started_message(job, spec, plan, restart), str(where.root)
         )
 
+    def jobs(self) -> list[str]:
+        """The Jobs submitted in this workspace, oldest first (they outlive a kernel restart)."""
+        if not self.workspace.is_dir():
+            return []
+        found = [d for d in self.workspace.iterdir() if (d / "spec.json").is_file()]
+        return [d.name for d in sorted(found, key=lambda d: (d / "spec.json").stat().st_mtime)]
+
     def job(self, name: str) -> Job | None:
         """The Job as submitted (its ``job.yaml`` in the workspace), or None."""
         path = JobDir.of(self.workspace, name).file("job.yaml")

@@ -17,6 +17,7 @@ from ..html import CSS, banner, esc
 from ..labels import Labels
 from ..session import Session
 from .run_panels import RunPanels
+from .runs_panel import RunsPanel
 
 
 class MonitorStep:
@@ -40,6 +41,7 @@ class MonitorStep:
         self.summary = w.HTML()
         self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
         self.inside = RunPanels(session)  # curves, GPU use, links out
+        self.runs = RunsPanel(session)  # every Job of the backend; reattach to one
         self.worker_choice = t(
             w.Dropdown(options=[], style={"description_width": "80px"}),
             description=Text("Worker log"),
@@ -64,6 +66,7 @@ class MonitorStep:
             [
                 t.heading(Text("Submit and monitor")),
                 w.HBox([self.submit, self.progress, self.refresh, self.stop, self.delete]),
+                self.runs.widget,
                 self.status,
                 self.summary,
                 self.members.box,

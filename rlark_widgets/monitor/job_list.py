@@ -1,0 +1,56 @@
+"""One row per Job for ``rlark-migrate list`` and the app's Runs panel, from its snapshot."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..i18n import Text
+from .snapshot import RUNNING, JobSnapshot
+
+
+@dataclass
+class JobRow:
+    """What a researcher scans a list of runs for: phase, Workers, progress, latest checkpoint."""
+
+    name: str
+    phase: str
+    started: float | None  # the earliest Worker event (local: process start), when known
+    workers_running: int
+    workers_expected: int
+    last_step: int | None
+    latest_checkpoint: str | None
+    rehearsal: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def job_row(snap: JobSnapshot) -> JobRow:
+    """The row of one Job's snapshot."""
+    starts = [e.time for w in snap.workers for e in w.events if e.time is not None]
+    latest = snap.latest_checkpoint
+    return JobRow(
+        name=snap.job,
+        phase=snap.phase or ("Gone" if not snap.exists else "Unknown"),
+        started=min(starts) if starts else None,
+        workers_running=sum(w.phase == RUNNING for w in snap.workers),
+        workers_expected=snap.expected_workers,
+        last_step=snap.progress.last_step,
+        latest_checkpoint=f"global_step_{latest.step}" if latest is not None else None,
+        rehearsal=snap.rehearsal,
+    )
+
+
+def row_text(row: JobRow, age: Text | str) -> Text:
+    """One line of the list, in the reader's language when rendered."""
+    return Text(
+        "{name}  {phase}  Workers {running}/{expected}  step {step}  {checkpoint}  started {age} ago",
+        name=row.name,
+        phase=row.phase,
+        running=row.workers_running,
+        expected=row.workers_expected,
+        step="-" if row.last_step is None else row.last_step,
+        checkpoint=row.latest_checkpoint or Text("no checkpoint"),
+        age=age,
+    )

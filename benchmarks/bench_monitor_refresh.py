@@ -87,21 +87,21 @@ def run() -> list[Result]:
             best * 1000,
             "ms",
             300.0,
-            f"median {median * 1000:.0f} ms; pods, events, Ray members, checkpoints",
+            f"median {median * 1000:.0f} ms; pods, events, Ray members, GPU use, checkpoints, curves",
         ),
         Result(
             "the same, checkpoints listed by exec in the head pod",
             exec_best * 1000,
             "ms",
             300.0,
-            "one websocket exec running sh instead of reading a local mount",
+            "websocket execs running sh (checkpoints, event files) instead of reading a local mount",
         ),
         Result(
             "HTTP requests per refresh, 1,000 Workers",
             big,
             "requests",
             5,
-            f"{small} for 10 Workers: constant, never one per pod ({by_exec} with exec)",
+            f"{small} for 10 Workers: constant, never one per pod ({by_exec} with the two execs)",
         ),
     ]
 

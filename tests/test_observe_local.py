@@ -15,6 +15,7 @@ from rlark_widgets.backends.local.backend import LocalBackend
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.ui.session import Session
+from rlark_widgets.ui.steps.log_panel import LogPanel
 from rlark_widgets.ui.steps.runs_panel import RunsPanel
 
 
@@ -64,5 +65,14 @@ def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_st
         session._stop_monitor.set()
         assert session.refresh() and session.submitted == "curves"
         assert session.snapshot.scalars["rehearsal/step_seconds"].steps == [1, 2, 3, 4]
+        # The stopped run's logs stay readable: searched across Workers, and zipped.
+        panel = LogPanel(session)
+        panel.text.value = "rehearsal passed"
+        panel.run()
+        assert panel.workers.options == ("run", "worker/0")
+        assert panel.results.value.startswith("[run] [rehearsal]")
+        assert "REHEARSAL PASSED" in panel.results.value
+        panel.download()
+        assert "worker-0.log" not in panel.link.value and "curves-logs.zip" in panel.link.value
     finally:
         stop_and_check(backend, tmp_path, job.name)

@@ -8,11 +8,13 @@ import sys
 import time
 from pathlib import Path
 
+from ..backends.all_logs import all_logs, logs_zip
 from ..backends.base import Backend, BackendError
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.job_list import job_row, row_text
+from ..monitor.log_search import LEVELS, appended, search
 from ..monitor.notices import notices
 from ..monitor.snapshot import JobSnapshot
 from ..monitor.summary import age, summary_lines
@@ -108,6 +110,28 @@ def register(commands: argparse._SubParsersAction) -> None:
     which.add_argument("--rank", type=int, metavar="R", help="the Worker with RLINF_NODE_RANK R")
     logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
     logs.set_defaults(run=run_logs)
+
+    every = commands.add_parser(
+        "logs-all",
+        help="search every Worker's log and the run log at once, follow them, or zip them",
+        description="Lines of every Worker's log (and the run log) that contain --grep, of the "
+        "--worker(s) given, at --level or above, each prefixed by its Worker; --follow keeps "
+        "printing new matching lines; --zip writes every log to one zip instead. Secrets are "
+        "redacted as in run records.",
+    )
+    _name_and_backend(every)
+    every.add_argument("--grep", default="", metavar="TEXT", help="case-insensitive text")
+    every.add_argument(
+        "--worker", action="append", metavar="ROLE/INDEX", help="only these Workers (or 'run')"
+    )
+    every.add_argument("--level", choices=LEVELS, help="this level or above")
+    every.add_argument("--tail", type=int, default=2000, help="lines read per log (default 2000)")
+    every.add_argument("--follow", action="store_true", help="keep printing new matching lines")
+    every.add_argument(
+        "--interval", type=float, default=2.0, help="seconds between reads (--follow)"
+    )
+    every.add_argument("--zip", type=Path, metavar="FILE.zip", help="write every log to a zip")
+    every.set_defaults(run=run_logs_all)
 
     for verb, help_text in (
         ("stop", "stop a Job's Workers (a later start does not resume by itself)"),
@@ -320,6 +344,39 @@ def run_logs(args: argparse.Namespace) -> int:
             header = job.header if job else None
             worker = f"{header.name}/0" if header else worker
         print(backend.logs(args.name, worker, tail=args.tail), end="")
+    except BackendError as exc:
+        return _fail(exc, args.lang)
+    return EXIT_OK
+
+
+def run_logs_all(args: argparse.Namespace) -> int:
+    try:
+        backend = _backend(args)
+        logs = all_logs(backend, args.name, args.tail)
+        if args.zip is not None:
+            _say(
+                Text(
+                    "Wrote {count} logs to {path}",
+                    count=len(logs),
+                    path=str(logs_zip(logs, args.zip)),
+                ),
+                args.lang,
+            )
+            return EXIT_OK
+        for line in search(logs, args.grep, args.worker, args.level):
+            print(line, flush=True)
+        while args.follow:
+            time.sleep(args.interval)
+            newer = all_logs(backend, args.name, args.tail)
+            fresh = {
+                worker: "\n".join(appended(logs.get(worker, "").splitlines(), text.splitlines()))
+                for worker, text in newer.items()
+            }
+            for line in search(fresh, args.grep, args.worker, args.level):
+                print(line, flush=True)
+            logs = newer
+    except KeyboardInterrupt:
+        return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK

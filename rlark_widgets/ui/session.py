@@ -21,6 +21,7 @@ from typing import Any
 from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, Unicode, default
 
 from ..backends import open_backend
+from ..backends.all_logs import all_logs
 from ..backends.base import Backend, BackendError, blocking, default_workspace
 from ..contract import DEFAULT_RLINF_DIR
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
@@ -621,6 +622,12 @@ class Session(HasTraits):
             lambda: out.append(redact(self.backend().logs(self.submitted, worker, tail))), "Logs"
         )
         return out[0] if out else ""
+
+    def all_logs(self) -> dict[str, str]:
+        """Every Worker's log and the run log of the watched Job, redacted ({} on failure)."""
+        found: dict[str, str] = {}
+        self._guard(lambda: found.update(all_logs(self.backend(), self.submitted)), "Logs")
+        return found
 
     def job_rows(self) -> list[JobRow]:
         """Every Job of the chosen backend, for the Runs panel (empty, with an error, on failure)."""

@@ -16,6 +16,7 @@ from ..figures import LazyFigure
 from ..html import CSS, banner, esc
 from ..labels import Labels
 from ..session import Session
+from .log_panel import LogPanel
 from .run_panels import RunPanels
 from .runs_panel import RunsPanel
 
@@ -42,6 +43,7 @@ class MonitorStep:
         self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
         self.inside = RunPanels(session)  # curves, GPU use, links out
         self.runs = RunsPanel(session)  # every Job of the backend; reattach to one
+        self.all_logs = LogPanel(session)  # search, follow and zip every Worker's log
         self.worker_choice = t(
             w.Dropdown(options=[], style={"description_width": "80px"}),
             description=Text("Worker log"),
@@ -75,6 +77,7 @@ class MonitorStep:
                 self.inside.widget,
                 w.HBox([self.worker_choice]),
                 self.log,
+                self.all_logs.widget,
                 w.HBox([record_button, self.record]),
             ]
         )

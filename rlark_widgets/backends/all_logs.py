@@ -1,0 +1,41 @@
+"""Every Worker's log of a Job, and the run log, gathered through any backend; as one zip.
+
+Logs are redacted exactly as run records are (:func:`rlark_widgets.rlark.secrets.redact`),
+whichever way they leave: shown, searched or downloaded.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from contextlib import suppress
+from pathlib import Path
+
+from ..rlark.secrets import redact
+from .base import Backend, BackendError
+
+#: The run script's log, as backends name it beside the Workers (``logs NAME run``).
+RUN_LOG = "run"
+
+
+def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
+    """``{worker: redacted log}`` for the run log (when the backend keeps one) and every Worker
+    of the Job's snapshot, in rank order; a Worker whose log cannot be read says why."""
+    workers = [w.key for w in backend.snapshot(name).workers]
+    found: dict[str, str] = {}
+    with suppress(BackendError):  # a backend without a separate run log: the Header's has it
+        found[RUN_LOG] = redact(backend.logs(name, RUN_LOG, tail))
+    for worker in workers:
+        try:
+            found[worker] = redact(backend.logs(name, worker, tail))
+        except BackendError as exc:
+            found[worker] = f"({exc.text})"
+    return found
+
+
+def logs_zip(logs: dict[str, str], path: Path) -> Path:
+    """``logs`` as ``<worker>.log`` files (``role/index`` becomes ``role-index``) in one zip."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for worker, text in logs.items():
+            archive.writestr(f"logs/{worker.replace('/', '-')}.log", text)
+    return path

@@ -1,0 +1,77 @@
+"""All Workers' logs (monitor step): search by text, Worker and level, follow, download as zip."""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from pathlib import Path
+
+import ipywidgets as w
+
+from ...backends.all_logs import logs_zip
+from ...i18n import Text
+from ...monitor.log_search import LEVELS, search
+from ..html import esc
+from ..labels import Labels
+from ..session import Session
+
+LEVEL_NAMES = (
+    Text("DEBUG and above"),
+    Text("INFO and above"),
+    Text("WARNING and above"),
+    Text("ERROR and above"),
+    Text("CRITICAL"),
+)
+#: Matching lines shown at once (the newest); the zip holds everything.
+SHOWN = 500
+
+
+class LogPanel:
+    """The search form, its results, Follow (search again at every refresh) and the zip link."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        t = Labels(session)
+        self.text = t(w.Text(), description=Text("Find"))
+        self.workers = t(w.SelectMultiple(options=[], rows=4), description=Text("Workers"))
+        self.level = t.choice(
+            w.Dropdown,
+            [(Text("any level"), "")] + list(zip(LEVEL_NAMES, LEVELS, strict=True)),
+            "",
+            Text("Level"),
+        )
+        self.follow = t(w.Checkbox(value=False), description=Text("Follow"))
+        find = t(w.Button(icon="search"), description=Text("Search logs"))
+        download = t(w.Button(icon="download"), description=Text("Download all logs (zip)"))
+        self.results = w.Textarea(layout=w.Layout(width="100%", height="220px"), disabled=True)
+        self.link = w.HTML()
+        find.on_click(lambda _: self.run())
+        download.on_click(lambda _: self.download())
+        session.observe(lambda _: self.run() if self.follow.value else None, ["snapshot"])
+        self.widget = w.VBox(
+            [
+                t.heading(Text("All Workers' logs"), "h4"),
+                w.HBox([self.text, self.level, self.follow]),
+                self.workers,
+                w.HBox([find, download, self.link]),
+                self.results,
+            ]
+        )
+
+    def run(self) -> None:
+        logs = self.s.all_logs()
+        if list(self.workers.options) != list(logs):
+            self.workers.options = list(logs)
+        chosen = list(self.workers.value) or None
+        found = search(logs, self.text.value, chosen, self.level.value or None)
+        self.results.value = "\n".join(str(line) for line in found[-SHOWN:])
+
+    def download(self) -> None:
+        logs = self.s.all_logs()
+        name = self.s.submitted or "job"
+        path = logs_zip(logs, Path(tempfile.mkdtemp(prefix="rlark-logs-")) / f"{name}-logs.zip")
+        data = base64.b64encode(path.read_bytes()).decode()
+        label = esc(Text("Download all logs (zip)").render(self.s.lang))
+        self.link.value = (
+            f"<a download='{esc(path.name)}' href='data:application/zip;base64,{data}'>{label}</a>"
+        )

@@ -4,8 +4,11 @@ the dashboard and an on-demand TensorBoard are linked, and the curves stay reada
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import urllib.request
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -73,6 +76,9 @@ def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_st
         assert panel.results.value.startswith("[run] [rehearsal]")
         assert "REHEARSAL PASSED" in panel.results.value
         panel.download()
-        assert "worker-0.log" not in panel.link.value and "curves-logs.zip" in panel.link.value
+        data = base64.b64decode(panel.link.value.split("base64,")[1].split("'")[0])
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            assert sorted(archive.namelist()) == ["logs/run.log", "logs/worker-0.log"]
+            assert "REHEARSAL PASSED" in archive.read("logs/run.log").decode()
     finally:
         stop_and_check(backend, tmp_path, job.name)

@@ -27,8 +27,8 @@ from rlark_widgets.rlark import planner as planner_module
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.facts import RecordFacts
 from rlark_widgets.rlark.inventory import (
-    inventory_findings,
     InventoryError,
+    inventory_findings,
     inventory_from_dict,
     load_inventory,
 )

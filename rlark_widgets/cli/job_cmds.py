@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..backends.base import Backend, BackendError
+from ..backends.base import Backend, BackendError, blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -184,6 +184,15 @@ def run_submit(args: argparse.Namespace) -> int:
         shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
+        errors = [f for f in shown if f.severity is Severity.ERROR]
+        cluster_only = [f for f in errors if f not in blocking(errors, backend.name)]
+        if cluster_only and submission.result is not None:
+            note = Text(
+                "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
+                count=len(cluster_only),
+                rules=", ".join(sorted({f.rule_id for f in cluster_only})),
+            )
+            print(note.render(lang))
         if submission.result is None:
             count = len(submission.blocking)
             not_submitted = Text("Not submitted: {count} error(s) above.", count=count)

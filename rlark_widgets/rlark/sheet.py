@@ -123,6 +123,8 @@ class SheetField:
     findings: list[Finding] = field(default_factory=list)
     rules: tuple[str, ...] = ()  # rule ids (prefixes) placed here when inside ``role_path``
     role_path: str | None = None
+    #: what to do when there is no value (None: leave the console field empty)
+    empty: Text | None = None
 
 
 @dataclass
@@ -189,12 +191,14 @@ def _role_fields(
             note=Text(
                 "Filters the form's nodes, devices and StorageClasses; not written to the Job."
             ),
+            empty=Text("(choose the target cluster; no inventory named one)"),
         ),
         SheetField(
             NODE_SELECTION,
             [f"{k}={v}" for k, v in role.node_selector.items()],
             (f"{base}.template.spec.nodeSelector",),
             Text("One value per key; the admin confirms the whole selection by a global match."),
+            empty=Text("(ask the platform admin: see the request to the admin)"),
         ),
         SheetField(SELECTED_NODES, [str(role.replicas)], (f"{base}.replicas",), selected),
         SheetField(
@@ -221,6 +225,7 @@ def _role_fields(
             None
             if role.image
             else Text("Required: the image your team verified (never a placeholder)."),
+            empty=Text("(required: to fill in)"),
         ),
         SheetField(
             PREPARE,

@@ -35,8 +35,8 @@ def _finding_line(finding: Finding, lang: str) -> str:
     return text + (" " + Text("Fix: {fix}", fix=fix).render(lang) if fix else "")
 
 
-def _empty(lang: str) -> str:
-    return Text("(leave empty)").render(lang)
+def _empty(sheet_field: SheetField, lang: str) -> str:
+    return (sheet_field.empty or Text("(leave empty)")).render(lang)
 
 
 def _heading(sheet: ConsoleSheet, lang: str) -> list[str]:
@@ -73,7 +73,7 @@ def _field_markdown(sheet_field: SheetField, lang: str) -> list[str]:
     if sheet_field.note is not None:
         out += [f"*{sheet_field.note.render(lang)}*", ""]
     if not sheet_field.values:
-        out += [_empty(lang), ""]
+        out += [_empty(sheet_field, lang), ""]
     for value in sheet_field.values:
         fence = "````" if "```" in value else "```"
         out += [f"{fence}text", value.rstrip("\n"), fence, ""]
@@ -120,7 +120,7 @@ def _field_html(sheet_field: SheetField, lang: str) -> str:
             f"<div class='v'><pre>{html.escape(v)}</pre>{_copy(v, lang)}</div>"
             for v in sheet_field.values
         )
-        or f"<i>{html.escape(_empty(lang))}</i>"
+        or f"<i>{html.escape(_empty(sheet_field, lang))}</i>"
     )
     note = (
         f"<div class='note'>{html.escape(sheet_field.note.render(lang))}</div>"

@@ -262,6 +262,7 @@ class Session(HasTraits):
             site = load_site(path.strip()) if path.strip() else example_site()
             self.site_path = path
             self.site = site
+            self._backend = None  # opened again with the new profile
             if self.inventory is not None:
                 self.inventory = self.inventory.through(site)
             self._plan()

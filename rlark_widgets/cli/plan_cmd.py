@@ -207,7 +207,9 @@ def run(args: argparse.Namespace) -> int:
             Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")
         if args.record:
             try:
-                build_record(plan, job, findings, planned.facts).write(args.record)
+                build_record(plan, job, findings, planned.facts, site=planned.site).write(
+                    args.record
+                )
             except RecordError as exc:
                 print_error(exc_text(exc), "", args.lang)
                 return 1

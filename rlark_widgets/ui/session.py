@@ -544,7 +544,9 @@ class Session(HasTraits):
             return None
         result: list[Path] = []
         self._guard(
-            lambda: result.append(build_record(plan, job, self.findings, self.facts).write(path)),
+            lambda: result.append(
+                build_record(plan, job, self.findings, self.facts, site=self.site).write(path)
+            ),
             Text("Record"),
         )
         return result[0] if result else None

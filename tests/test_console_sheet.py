@@ -225,3 +225,4 @@ def test_the_admin_request_states_what_the_seeds_say(tmp_path: Path) -> None:
     ).render("en")
     assert "Planned node selection: rlark.io/cluster=gpu-a" in text
     assert "global match of the complete selection" in text
+    assert "(label names from the EXAMPLE site profile)" in text

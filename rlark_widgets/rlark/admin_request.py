@@ -204,8 +204,11 @@ def _questions(
             lines.append(
                 Text(
                     "Role '{role}' needs exactly {workers} node(s) with {needs}. Planned node "
-                    "selection: {selector} (matches {count} node(s) in our inventory: {nodes}). "
-                    "Please confirm it with a global match of the complete selection.",
+                    "selection: {selector}{example} (matches {count} node(s) in our inventory: "
+                    "{nodes}). Please confirm it with a global match of the complete selection.",
+                    example=Text(" (label names from the EXAMPLE site profile)")
+                    if site.is_example
+                    else "",
                     role=role.name,
                     workers=role.replicas,
                     needs=needs,

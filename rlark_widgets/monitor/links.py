@@ -11,7 +11,6 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 
-from ..contract import JOB_LABEL
 from ..i18n import Text
 
 DASHBOARD_PORT = 8265
@@ -49,12 +48,14 @@ def kube_links(
     checkpoint_dir: str | None,
     tensorboard_dir: str | None,
     job_resource: str,
+    job_label: str,
 ) -> list[Link]:
-    """The port-forwards, the API-server proxy URL and the kubectl behind every panel."""
+    """The port-forwards, the API-server proxy URL and the kubectl behind every panel;
+    ``job_resource`` and ``job_label`` are the site profile's Job resource and pod label."""
     ns = f"kubectl -n {shlex.quote(namespace)}"
     links = [
         Link(Text("Job (phase, tasks)"), command=f"{ns} get {job_resource} {job} -o yaml"),
-        Link(Text("Workers"), command=f"{ns} get pods -l {JOB_LABEL}={job} -o wide"),
+        Link(Text("Workers"), command=f"{ns} get pods -l {job_label}={job} -o wide"),
         Link(
             Text("Worker events"),
             command=f"{ns} get events --field-selector involvedObject.kind=Pod"

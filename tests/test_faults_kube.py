@@ -134,7 +134,8 @@ def test_status_watch_reports_a_failed_refresh_and_keeps_watching(kube, tmp_path
     assert f"error: Cannot reach the Kubernetes API server at {kube.url}" in err
     assert DROPPED in err and "fix: Check the server address in your kubeconfig" in err
     assert out.count("Job demo on kubernetes: Running") >= 2  # before and after the outage
-    assert out.rstrip().splitlines()[-1].startswith("OK The Job finished")
+    *report, notice = out.rstrip().splitlines()  # the watch's notices follow its report
+    assert report[-1].startswith("OK The Job finished") and notice == "» demo ended: Succeeded."
 
 
 # --- slow answers -----------------------------------------------------------------------------

@@ -138,7 +138,8 @@ def index_page(lang: str, notebooks: dict[str, nbformat.NotebookNode]) -> str:
     """A FAQ map with its notebook links pointing at the book's pages."""
     text = MAPS[lang].read_text(encoding="utf-8")
     check_references(lang, text, notebooks)
-    prefix = "en/" if lang == "en" else ""
+    prefix, other = ("en/", "(zh/index.md)") if lang == "en" else ("", "(../index.md)")
+    text = re.sub(r"\(faq-map(\.zh)?\.md\)", other, text)
     return re.sub(
         rf"\(\.\./notebooks/(\d{{2}}-[a-z0-9-]+)\.{lang}\.ipynb\)", rf"({prefix}\1.ipynb)", text
     )
@@ -152,7 +153,9 @@ def title(notebook: nbformat.NotebookNode) -> str:
 def mkdocs_config(titles: dict[str, dict[str, str]]) -> dict:
     nav = [{"FAQ map": "index.md"}]
     for lang in LANGS:
-        pages = [{"常见问题对照" if lang == "zh" else "FAQ map": "zh/index.md"}] if lang == "zh" else []
+        pages = (
+            [{"常见问题对照" if lang == "zh" else "FAQ map": "zh/index.md"}] if lang == "zh" else []
+        )
         pages += [{titles[lang][stem]: f"{lang}/{stem}.ipynb"} for stem in titles[lang]]
         nav.append({LANG_NAMES[lang]: pages})
     return {

@@ -28,7 +28,9 @@ def test_chain_follows_every_rank_from_config_to_processes() -> None:
         if labels[t] in plan.report.expansion.components
     )
     assert into_components == processes  # every process reaches its component, once
-    out_of_config = sum(v for s, v in zip(sankey.link.source, sankey.link.value, strict=True) if s == 0)
+    out_of_config = sum(
+        v for s, v in zip(sankey.link.source, sankey.link.value, strict=True) if s == 0
+    )
     assert out_of_config == processes
 
 

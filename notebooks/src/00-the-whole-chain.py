@@ -29,8 +29,6 @@
 # 最后做第一个练习。后面的 notebook 每次只讲其中一环。English: [00-the-whole-chain.en.ipynb](00-the-whole-chain.en.ipynb).
 
 # %%
-import pandas as pd
-
 from rlark_widgets.examples import example_configs
 from rlark_widgets.exercises import check_prediction
 from rlark_widgets.rlark.planner import plan_roles

@@ -139,8 +139,9 @@ def _worker_count(ctx: RuleContext):
         yield (
             "spec.tasks",
             Text(
-                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf keeps "
-                "the {wanted} lowest ranks and the other {extra} Worker(s) hold resources idle.",
+                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf may "
+                "use only the {wanted} lowest ranks, and the other {extra} Worker(s) may still hold "
+                "resources, idle.",
                 total=total,
                 wanted=wanted,
                 extra=total - wanted,
@@ -990,7 +991,7 @@ def _env_reserved(ctx: RuleContext):
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(
-                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = role order x worker index); a role must not set it.",
+                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = Workers of the roles before + worker index); a role must not set it.",
                         name=name,
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
@@ -1061,7 +1062,7 @@ def _tensorboard(ctx: RuleContext):
         yield (
             "spec.tensorboard.logDir",
             Text(
-                "{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
+                "{logdir} is not under a mount of the Header role; a helper container RLark may add (not a Worker) "
                 "reads it from the Header's Pod.",
                 logdir=logdir,
             ),

@@ -15,6 +15,7 @@ from ..i18n import Text, render
 from ..rlark.inventory import CATEGORIES
 from ..rlark.planner import TEMPLATE_TITLES
 from ..rlinf.ranks import format_ranks
+from ..rlinf.report import mode_name
 from .html import (
     CSS,
     banner,
@@ -148,7 +149,7 @@ class ImportStep:
             name=self.s.config.name,
             task_type=e.task_type or "?",
             nodes=e.num_nodes or "?",
-            mode=e.placement_mode or "-",
+            mode=mode_name(e.placement_mode),
         )
         self.summary.value = CSS + (
             f"<div class='rlk'><b>{esc(line.render(lang))}</b></div>"
@@ -498,7 +499,9 @@ class RolesStep:
         self.rank_map.value = (
             CSS
             + f"<b>{esc(Text('Node-rank map').render(lang))}</b> "
-            + esc(Text("(role order x Workers = RLINF_NODE_RANK)").render(lang))
+            + esc(
+                Text("(RLINF_NODE_RANK = Workers of the roles above + worker index)").render(lang)
+            )
             + table(self.HEADERS, rows, lang)
         )
         explanations = [render(e, lang) for e in plan.explanations]

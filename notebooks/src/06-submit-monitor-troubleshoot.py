@@ -52,13 +52,13 @@ from pathlib import Path
 import pandas as pd
 
 from rlark_widgets.backends.base import blocking
-from rlark_widgets.backends.local import LocalBackend
-from rlark_widgets.backends.local_mounts import MountMap
+from rlark_widgets.backends.local.backend import LocalBackend
+from rlark_widgets.backends.local.mounts import MountMap
+from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
 from rlark_widgets.examples import example_configs
 from rlark_widgets.monitor.diagnosis import LINKS, diagnose
 from rlark_widgets.monitor.history import HistoryPoint
 from rlark_widgets.monitor.summary import summary_lines
-from rlark_widgets.rehearsal import Rehearsal, RehearsalFailure
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.job import Mount

@@ -43,6 +43,14 @@ def test_both_languages_share_code_and_number_sections_alike(source: Path) -> No
     assert bilingual.shared_code(en) == bilingual.shared_code(zh)
     assert build_book.section_numbers(en) == build_book.section_numbers(zh)
     assert build_book.section_numbers(en), "sections are numbered '## N.'"
+    headings = [
+        line
+        for c in en.cells + zh.cells
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if line.startswith("#")
+    ]
+    assert not [h for h in headings if "`" in h], "code in a heading breaks the book's TOC links"
     zh_text = [c.source for c in zh.cells if c.cell_type == "markdown"]
     assert all(bilingual.CJK.search(text) for text in zh_text)
     en_text = " ".join(c.source for c in en.cells if c.cell_type == "markdown")

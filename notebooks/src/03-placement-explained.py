@@ -196,7 +196,7 @@ assert actor0.hardware_type == "Accelerator"
 assert [(p.node_rank, p.hardware_type) for p in env_rows] == [(1, "Franka"), (2, "Franka")]
 
 # %% [markdown] lang="en"
-# ## 4. World size, local world size and `cluster.num_nodes` are three different numbers
+# ## 4. World size, local world size and cluster.num_nodes are three different numbers
 #
 # - `cluster.num_nodes` is the number of **Ray nodes**, and so the number of RLark Worker Pods.
 # - A component's **world size** is its number of **processes**.
@@ -206,7 +206,7 @@ assert [(p.node_rank, p.hardware_type) for p in env_rows] == [(1, "Franka"), (2,
 # 16 processes on 2×8 GPUs, 8 on 2×4. `num_nodes` stays 2 in both cases.
 
 # %% [markdown] lang="zh"
-# ## 4. world size、local world size 与 `cluster.num_nodes` 是三个不同的数
+# ## 4. world size、local world size 与 cluster.num_nodes 是三个不同的数
 #
 # - `cluster.num_nodes` 是 **Ray 节点**数，也就是 RLark Worker Pod 数。
 # - 组件的 **world size** 是它的**进程**数。

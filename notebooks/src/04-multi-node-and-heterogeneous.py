@@ -305,7 +305,7 @@ print("its CUDA_VISIBLE_DEVICES on an assumed 1-GPU node:", actor.visible_accele
 print("planned GPUs per Worker:", {r.name: r.gpus for r in dual_plan.roles})
 
 # %% [markdown] lang="en"
-# ## 5. More or fewer Ray nodes than `cluster.num_nodes`
+# ## 5. More or fewer Ray nodes than cluster.num_nodes
 #
 # RLark creates as many Ray nodes as there are Workers, and RLinf waits for `cluster.num_nodes` of
 # them:
@@ -319,7 +319,7 @@ print("planned GPUs per Worker:", {r.name: r.gpus for r in dual_plan.roles})
 # `num_nodes` to fit the form.
 
 # %% [markdown] lang="zh"
-# ## 5. Ray 节点多于或少于 `cluster.num_nodes`
+# ## 5. Ray 节点多于或少于 cluster.num_nodes
 #
 # RLark 创建的 Ray 节点数等于 Worker 数，而 RLinf 等待 `cluster.num_nodes` 个：
 #

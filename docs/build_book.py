@@ -40,6 +40,7 @@ BUILD = DOCS / "_build"
 BOOK = BUILD / "book"
 SITE = BUILD / "site"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 MAPS = {"en": DOCS / "faq-map.md", "zh": DOCS / "faq-map.zh.md"}
 # "02 §3" or "01 §1-§4" in a FAQ map: notebook 02, section "## 3."
 REFERENCE = re.compile(r"\b(\d{2}) §(\d+)(?:-§(\d+))?")
@@ -67,18 +68,24 @@ def execute(path: Path) -> nbformat.NotebookNode:
 
 
 def static_figures(notebook: nbformat.NotebookNode, name: str) -> int:
-    """Turn Plotly outputs into HTML for the page's plotly.js; count them.
+    """Turn Plotly outputs into HTML for the page's plotly.js, and widgets into a note; count
+    the figures.
 
     A cell tagged ``figure`` must have drawn one: a figure that silently fails to appear is
     an error, not an empty space on the page.
     """
     figures = 0
+    notebook.metadata.pop("widgets", None)  # no widget state: nothing loads widget code from a CDN
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
         drawn = 0
         for output in cell.get("outputs", []):
             data = output.get("data", {})
+            if WIDGET_MIME in data:  # live widgets need a kernel; the page says so, offline
+                output["data"] = {
+                    "text/plain": "(an interactive widget: run the notebook to use it)"
+                }
             if PLOTLY_MIME not in data:
                 continue
             figure = pio.from_json(json.dumps(data[PLOTLY_MIME]), skip_invalid=True)
@@ -191,19 +198,24 @@ class _Links(html.parser.HTMLParser):
         super().__init__()
         self.refs: list[str] = []
         self.ids: set[str] = set()
+        self.scripts: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         for key, value in attrs:
             if key in ("href", "src") and value:
                 self.refs.append(value)
+            if tag == "script" and key == "src" and value:
+                self.scripts.append(value)
             if key in ("id", "name") and value:
                 self.ids.add(value)
 
 
-def check_site(figures: dict[str, int]) -> int:
-    """Every local href/src resolves (anchors too), and every figure reached its page."""
+def check_site(figures: dict[str, int], site: Path = SITE) -> int:
+    """Every local href/src resolves (anchors too), every figure reached its page, and no
+    page loads code from the network."""
+    site = site.resolve()
     parsed: dict[Path, _Links] = {}
-    for page in SITE.rglob("*.html"):
+    for page in site.rglob("*.html"):
         links = _Links()
         links.feed(page.read_text(encoding="utf-8"))
         parsed[page] = links
@@ -213,26 +225,41 @@ def check_site(figures: dict[str, int]) -> int:
             parts = urlsplit(ref)
             if parts.scheme or ref.startswith(("//", "mailto:", "data:", "javascript:")):
                 continue
-            base = SITE if parts.path.startswith("/") else page.parent
+            base = site if parts.path.startswith("/") else page.parent
             path = unquote(parts.path).lstrip("/")
             target = (base / path).resolve() if parts.path else page
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                broken.append(f"{page.relative_to(SITE)}: {ref}")
+                broken.append(f"{page.relative_to(site)}: {ref}")
             elif parts.fragment and target.suffix == ".html":
                 ids = parsed[target].ids if target in parsed else set()
                 if unquote(parts.fragment) not in ids:
-                    broken.append(f"{page.relative_to(SITE)}: {ref} (no such anchor)")
+                    broken.append(f"{page.relative_to(site)}: {ref} (no such anchor)")
     if broken:
         raise BookError("broken links:\n  " + "\n  ".join(sorted(set(broken))))
     for page, count in figures.items():
-        text = (SITE / page).read_text(encoding="utf-8")
+        text = (site / page).read_text(encoding="utf-8")
         drawn = text.count('class="plotly-graph-div"')
         if drawn != count:
             raise BookError(f"{page}: {count} figure(s) executed, {drawn} on the page")
         if count and "assets/plotly.min.js" not in text:
             raise BookError(f"{page}: figures but no plotly.js")
+    remote = [
+        f"{page.relative_to(site)}: {src}"
+        for page, links in parsed.items()
+        for src in links.scripts
+        if urlsplit(src).scheme or src.startswith("//")
+    ]
+    remote += [
+        f"{page.relative_to(site)}: widget code from unpkg.com"
+        for page in parsed
+        if "https://unpkg.com" in page.read_text(encoding="utf-8")
+    ]
+    if remote:
+        raise BookError(
+            "scripts from the network (the book must work offline):\n  " + "\n  ".join(remote)
+        )
     return sum(len(p.refs) for p in parsed.values())
 
 

@@ -106,3 +106,37 @@ def test_a_reference_to_a_missing_section_fails_the_book() -> None:
     notebooks = {p.stem: bilingual.split(bilingual.read_source(p), "en", p.stem) for p in SOURCES}
     with pytest.raises(build_book.BookError, match="names no section"):
         build_book.check_references("en", "| 1 | q | 01 §99 | x |", notebooks)
+
+
+def _site(tmp_path: Path, html: str) -> Path:
+    (tmp_path / "en").mkdir()
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "plotly.min.js").write_text("")
+    (tmp_path / "index.html").write_text('<h2 id="top">map</h2><a href="en/01.html#s1">01</a>')
+    (tmp_path / "en" / "01.html").write_text(html)
+    return tmp_path
+
+
+FIGURE = '<script src="../assets/plotly.min.js"></script><div class="plotly-graph-div"></div>'
+
+
+@pytest.mark.parametrize(
+    ("html", "figures", "complaint"),
+    [
+        (f'<h2 id="s1">1</h2>{FIGURE}<a href="../index.html#top">up</a>', 1, None),
+        (f'<h2 id="s1">1</h2>{FIGURE}<a href="02.html">next</a>', 1, "broken links"),
+        (f'<h2 id="s1">1</h2>{FIGURE}<a href="../index.html#gone">up</a>', 1, "no such anchor"),
+        ('<h2 id="other">1</h2>', 0, "no such anchor"),
+        (f'<h2 id="s1">1</h2>{FIGURE}', 2, "2 figure"),
+        ('<h2 id="s1">1</h2><script src="https://cdn.example/x.js"></script>', 0, "network"),
+    ],
+)
+def test_the_site_check_finds_broken_links_missing_figures_and_remote_code(
+    tmp_path: Path, html: str, figures: int, complaint: str | None
+) -> None:
+    site = _site(tmp_path, html)
+    if complaint is None:
+        assert build_book.check_site({"en/01.html": figures}, site) == 3
+    else:
+        with pytest.raises(build_book.BookError, match=complaint):
+            build_book.check_site({"en/01.html": figures}, site)

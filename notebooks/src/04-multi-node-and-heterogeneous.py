@@ -126,17 +126,18 @@ topology_figure(
 # ## 2. 云算力 / 端算力 / 端真机: node categories your environment defines
 #
 # The console's three categories mean the same thing in a self-hosted RLark and in one an
-# organisation or provider runs for you. They are node categories RLark shows from the label
-# `rlark.io/node-category`, not resource names of either deployment; the platform administrator of
-# the environment maintains them. They filter Nodes by what a machine is used for:
+# organisation or provider runs for you. The FAQ says RLark shows them from a node label (it names
+# `rlark.io/node-category`), that they are not resource names of either deployment, and that the
+# environment's platform administrator maintains them. They filter Nodes by what a machine is used
+# for:
 #
 # - **云算力**: compute in a public cloud, a private cloud or a local data centre;
 # - **端算力**: edge compute resources;
 # - **端真机**: robot nodes.
 #
-# **Which label values mark each category is defined by each RLark environment, not by RLark and not
-# by this tool.** The values below (`cloud`, `edge`, `robot`, and the label `rlark.io/cluster` for the
-# cluster) are this tool's example values, used by its bundled inventories. For a real Job, take
+# **Label names and values are defined by each RLark environment, not by RLark and not by this
+# tool.** The label names `rlark.io/node-category` and `rlark.io/cluster` and the values `cloud`,
+# `edge` and `robot` below are this tool's example values, used by its bundled inventories. For a real Job, take
 # label names and values from your environment's administrator; never guess them from another
 # cluster or a Kubernetes example. The planner puts the category label into every role's node
 # selector; you still check node status, labels, GPUs, device connections and operating conditions
@@ -145,16 +146,16 @@ topology_figure(
 # %% [markdown] lang="zh"
 # ## 2. 云算力 / 端算力 / 端真机：由所在环境定义的节点类别
 #
-# 控制台中的这三个类别，在自行部署的 RLark 和由组织或服务提供方部署维护的环境中含义相同。它们是 RLark 根据标签
-# `rlark.io/node-category` 显示的节点类别，不是两种部署方式各自定义的资源名称，由该环境的平台管理员维护。这些类别
-# 用于按机器在当前环境中的用途筛选 Node：
+# 控制台中的这三个类别，在自行部署的 RLark 和由组织或服务提供方部署维护的环境中含义相同。常见问题中说明，它们是
+# RLark 根据节点标签（文中写作 `rlark.io/node-category`）显示的节点类别，不是两种部署方式各自定义的资源名称，由该
+# 环境的平台管理员维护。这些类别用于按机器在当前环境中的用途筛选 Node：
 #
 # - **云算力**：可以位于公有云、私有云或本地数据中心；
 # - **端算力**：用于查找边缘计算资源；
 # - **端真机**：用于查找机器人节点。
 #
-# **每个类别对应哪个标签值，由每个 RLark 环境自行定义，既不是 RLark 规定的，也不是本工具规定的。**下面的值
-# （`cloud`、`edge`、`robot`，以及表示集群的标签 `rlark.io/cluster`）是本工具的示例值，用于自带的节点清单。创建真实
+# **标签名称和值由每个 RLark 环境自行定义，既不是 RLark 规定的，也不是本工具规定的。**下面的标签名称
+# `rlark.io/node-category`、`rlark.io/cluster` 和值 `cloud`、`edge`、`robot` 都是本工具的示例值，用于自带的节点清单。创建真实
 # 的 Job 时，标签名称和值请向所在环境的平台管理员确认，不要根据其他集群或 Kubernetes 示例猜测。规划器会把类别标签
 # 写入每个角色的节点选择；提交前仍需核对节点状态、标签、GPU、设备连接和操作条件。
 
@@ -410,8 +411,8 @@ assert [r.gpus for r in mixed_plan.roles] == [8, 8, 4]
 #
 # - Roles follow Ray nodes. `RLINF_NODE_RANK` = the Workers of the roles before + the worker index,
 #   and it must line up with `node_groups[].node_ranks`.
-# - 云算力 / 端算力 / 端真机 are categories RLark shows from `rlark.io/node-category`; the values behind
-#   them are your environment's (`cloud` / `edge` / `robot` are this tool's examples). Filter by them,
+# - 云算力 / 端算力 / 端真机 are categories RLark shows from a node label; the label names and values are
+#   your environment's (`rlark.io/node-category` with `cloud` / `edge` / `robot` are this tool's examples). Filter by them,
 #   then check status, labels, GPUs and devices.
 # - `rlinf.io/device-*` names ask the scheduler for a kind and a count of device. Robot and camera IDs
 #   come from the device runtime inside the Worker. Never guess a resource name.
@@ -424,8 +425,8 @@ assert [r.gpus for r in mixed_plan.roles] == [8, 8, 4]
 #
 # - 角色跟随 Ray 节点。`RLINF_NODE_RANK` = 排在前面的各角色 Worker 数之和 + Worker 序号，必须与
 #   `node_groups[].node_ranks` 对齐。
-# - 云算力 / 端算力 / 端真机是 RLark 根据 `rlark.io/node-category` 显示的类别；具体标签值由所在环境定义
-#   （`cloud` / `edge` / `robot` 是本工具的示例值）。先按类别筛选，再核对状态、标签、GPU 和设备。
+# - 云算力 / 端算力 / 端真机是 RLark 根据节点标签显示的类别；标签名称和值由所在环境定义
+#   （`rlark.io/node-category` 与 `cloud` / `edge` / `robot` 是本工具的示例值）。先按类别筛选，再核对状态、标签、GPU 和设备。
 # - `rlinf.io/device-*` 名称向调度器申请一种设备及其数量。机器人和摄像头 ID 由 Worker 内的设备运行时报告。不要猜测
 #   资源名称。
 # - 只承载机器人控制器的节点同样计数，同样需要 Worker。

@@ -8,12 +8,15 @@ on it (ranks, roles, GPUs, components) are the plan's own. Labels and the title 
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
 from ..i18n import Text
-from ..rlark.planner import Plan
 from .palette import NEUTRAL, component_colour, role_colour, transparent_layout
+
+if TYPE_CHECKING:  # a figure builder reads the plan; it does not depend on the planner
+    from ..rlark.planner import Plan
 
 COLUMNS = (
     Text("RLinf config"),

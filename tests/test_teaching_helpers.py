@@ -15,7 +15,7 @@ def _plan(name: str, gpus: int = 8):
 
 def test_chain_follows_every_rank_from_config_to_processes() -> None:
     plan = _plan("local_rehearsal_2node", gpus=2)
-    sankey = chain_figure(plan).data[0]
+    sankey = chain_figure(plan.report.expansion, plan.rank_map()).data[0]
     labels = list(sankey.node.label)
     assert labels[0] == "cluster.num_nodes = 2"
     for rank, role, index in plan.rank_map():
@@ -36,7 +36,7 @@ def test_chain_follows_every_rank_from_config_to_processes() -> None:
 
 def test_chain_keeps_a_node_without_processes_and_speaks_chinese() -> None:
     plan = _plan("realworld_peginsertion_rlpd_cnn_async_2arms")
-    figure = chain_figure(plan, lang="zh")
+    figure = chain_figure(plan.report.expansion, plan.rank_map(), lang="zh")
     labels = list(figure.data[0].node.label)
     assert "Ray 节点 0（Head）" in labels
     assert {"节点 rank 0", "节点 rank 1", "节点 rank 2"} <= set(labels)

@@ -108,7 +108,7 @@ print("cluster:", config.get("cluster"))
 # 表示进程数。
 
 # %% tags=["figure"]
-chain_figure(plan)
+chain_figure(report.expansion, plan.rank_map())
 
 # %%
 print("rank map (RLINF_NODE_RANK, role, worker index):", plan.rank_map())

@@ -128,7 +128,7 @@ if report.ok:
 ranks
 
 # %% tags=["figure"]
-chain_figure(plan)
+chain_figure(report.expansion, plan.rank_map())
 
 # %% [markdown] lang="en"
 # ## 3. The Job and its findings

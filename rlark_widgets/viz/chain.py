@@ -8,15 +8,12 @@ on it (ranks, roles, GPUs, components) are the plan's own. Labels and the title 
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
 from ..i18n import Text
+from ..rlinf import Expansion
 from .palette import NEUTRAL, component_colour, role_colour, transparent_layout
-
-if TYPE_CHECKING:  # a figure builder reads the plan; it does not depend on the planner
-    from ..rlark.planner import Plan
 
 COLUMNS = (
     Text("RLinf config"),
@@ -29,10 +26,14 @@ COLUMNS = (
 )
 
 
-def chain_figure(plan: Plan, lang: str = "en") -> go.Figure:
-    """One link per step of the chain; a node without processes (a controller) still shows."""
-    expansion = plan.report.expansion
-    role_of = {rank: (role, index) for rank, role, index in plan.rank_map()}
+def chain_figure(
+    expansion: Expansion, rank_map: list[tuple[int, str, int]], lang: str = "en"
+) -> go.Figure:
+    """One link per step of the chain; a node without processes (a controller) still shows.
+
+    ``rank_map`` is the plan's (RLINF_NODE_RANK, role, worker index) list, roles in Job order.
+    """
+    role_of = {rank: (role, index) for rank, role, index in rank_map}
     components = list(expansion.components)
     per_node: Counter = Counter()
     per_gpu: Counter = Counter()
@@ -60,10 +61,12 @@ def chain_figure(plan: Plan, lang: str = "en") -> go.Figure:
     value: list[int] = []
 
     def link(a: int, b: int, width: int) -> None:
-        source.append(a), target.append(b), value.append(width)
+        source.append(a)
+        target.append(b)
+        value.append(width)
 
     config = node(("config",), Text("cluster.num_nodes = {n}", n=len(role_of)))
-    role_names = [role.name for role in plan.roles]
+    role_names = list(dict.fromkeys(role for _, role, _ in rank_map))
     for rank, (role, worker_index) in sorted(role_of.items()):
         width = max(per_node[rank], 1)
         colour = role_colour(role_names.index(role))

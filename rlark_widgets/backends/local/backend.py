@@ -30,10 +30,11 @@ from typing import Any
 
 import psutil
 
+from ...contract import CATEGORY_LABEL, CLUSTER_LABEL
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from ...rlark.inventory import Inventory, NodeInfo
 from ...rlark.job import Job
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion

@@ -186,7 +186,7 @@ def mkdocs_config(titles: dict[str, dict[str, str]]) -> dict:
         "plugins": [
             # Chinese text is cut into words with jieba when the index is built.
             {"search": {"lang": ["en", "zh"], "separator": r"[\s\u200b\-]"}},
-            {"mkdocs-jupyter": {"execute": False, "include_source": True}},
+            {"mkdocs-jupyter": {"execute": False, "include_source": True, "cache": False}},
         ],
         "markdown_extensions": ["tables", "toc"],
         "nav": nav,

@@ -138,8 +138,8 @@ topology_figure(
 # **Label names and values are defined by each RLark environment, not by RLark and not by this
 # tool.** The label names `rlark.io/node-category` and `rlark.io/cluster` and the values `cloud`,
 # `edge` and `robot` below are this tool's example values, used by its bundled inventories. For a real Job, take
-# label names and values from your environment's administrator; never guess them from another
-# cluster or a Kubernetes example. The planner puts the category label into every role's node
+# label names and values from your environment's administrator (this tool keeps them in a site
+# profile, `--site`); never guess them from another cluster or a Kubernetes example. The planner puts the category label into every role's node
 # selector; you still check node status, labels, GPUs, device connections and operating conditions
 # before you submit.
 
@@ -156,7 +156,7 @@ topology_figure(
 #
 # **标签名称和值由每个 RLark 环境自行定义，既不是 RLark 规定的，也不是本工具规定的。**下面的标签名称
 # `rlark.io/node-category`、`rlark.io/cluster` 和值 `cloud`、`edge`、`robot` 都是本工具的示例值，用于自带的节点清单。创建真实
-# 的 Job 时，标签名称和值请向所在环境的平台管理员确认，不要根据其他集群或 Kubernetes 示例猜测。规划器会把类别标签
+# 的 Job 时，标签名称和值请向所在环境的平台管理员确认（本工具把它们保存在站点配置 `--site` 中），不要根据其他集群或 Kubernetes 示例猜测。规划器会把类别标签
 # 写入每个角色的节点选择；提交前仍需核对节点状态、标签、GPU、设备连接和操作条件。
 
 # %%

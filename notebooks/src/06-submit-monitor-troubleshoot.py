@@ -85,8 +85,12 @@ def finished(snap):
     return snap.run_script_state not in (None, "not started", "running")
 
 
-def watch(name, until=finished, timeout=300.0, every=1.0):
-    """Refresh the snapshot like the app's monitor does; keep one row per refresh."""
+def watch(name, until=finished, timeout=900.0, every=1.0):
+    """Refresh the snapshot like the app's monitor does; keep one row per refresh.
+
+    The timeout only bounds a stuck start: on a busy 2-core machine one Ray node can take
+    minutes to start.
+    """
     rows, history, start = [], [], time.monotonic()
     while True:
         snap = backend.snapshot(name)

@@ -207,7 +207,7 @@ def test_api_server_refusals_read_in_chinese_and_keep_their_english(kube: Cluste
         kube.fail("POST", "jobs", status, "nope", times=2 if status == 500 else 1)
         errors[status] = raised(lambda: backend.submit(demo_job()))
         assert errors[status].message == english
-    assert chinese(errors[403].text).endswith("（403 Forbidden）。服务器的原话：nope")
+    assert chinese(errors[403].text).endswith("（403 Forbidden）。服务器返回：nope")
 
     kube.fail("GET", "nodes", 403, "no nodes")
     error = raised(backend.inventory)

@@ -110,7 +110,11 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
         metavar="/PATH",
         help="container path (under a mount) for checkpoints and logs",
     )
-    job.add_argument("--tensorboard", metavar="/PATH", help="TensorBoard log dir (adds a sidecar)")
+    job.add_argument(
+        "--tensorboard",
+        metavar="/PATH",
+        help="TensorBoard log dir (RLark may add a helper container for it)",
+    )
     job.add_argument("--rlinf-commit", help="RLinf commit for the run record")
     job.add_argument("--image-digest", help="digest of the image tag for the run record")
 

@@ -28,7 +28,7 @@ def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(
-                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = role order x worker index); a role must not set it.",
+                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = Workers of the roles before + worker index); a role must not set it.",
                         name=name,
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
@@ -99,7 +99,7 @@ def _tensorboard(ctx: RuleContext) -> Iterator[Hit]:
         yield (
             "spec.tensorboard.logDir",
             Text(
-                "{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
+                "{logdir} is not under a mount of the Header role; a helper container RLark may add (not a Worker) "
                 "reads it from the Header's Pod.",
                 logdir=logdir,
             ),

@@ -144,6 +144,13 @@ def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
     alive = charts["expected (num_nodes)"][1]["y"]
     # max, not the last point: on a slow machine the short rehearsal may already have ended
     assert max(alive) == 2 and charts["expected (num_nodes)"][0]["y"][-1] == 2
+    # Inside the run: the rehearsal's TensorBoard curves, the runs list, every log as one zip
+    assert set(charts["rehearsal/nodes_answering"][0]["y"]) == {2}  # both nodes every step
+    page.get_by_role("button", name="List runs").click()
+    job = EXAMPLE.replace("_", "-")
+    page.locator("select option", has_text=f"{job}  ").first.wait_for()
+    page.get_by_role("button", name="Download all logs (zip)").click()
+    page.locator(f"a[download='{job}-logs.zip']").wait_for()
     page.get_by_role("button", name="Stop").click()
     page.get_by_text(f"Stopped Job '{EXAMPLE.replace('_', '-')}'").wait_for()
     shot(page, "09-stopped")

@@ -8,10 +8,13 @@ rule rests on (``source``). Views, the CLI and the run record all render the sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from .i18n import Text, render
+from .i18n import Listing, Text, render
+
+Scrub = Callable[[str], str]
 
 
 class Severity(StrEnum):
@@ -39,6 +42,22 @@ class Finding:
             raise TypeError(f"{self.rule_id}: a finding's message and fix must be Text")
         if isinstance(self.fix_text, str) and self.fix_text:
             raise TypeError(f"{self.rule_id}: a finding's fix must be Text")
+        # One redaction for every finding, whoever made it: a value quoted into a message (a
+        # hostPath, an image, jsonschema's detail) never carries a secret's shape to any output.
+        from .rlark.secrets import redact  # the scanner builds findings itself
+
+        self._scrub_with(redact)
+
+    def _scrub_with(self, scrub: Scrub) -> None:
+        object.__setattr__(self, "path", scrub(self.path))
+        object.__setattr__(self, "text", scrubbed(self.text, scrub))
+        object.__setattr__(self, "fix_text", scrubbed(self.fix_text, scrub))
+
+    def redacted(self, scrub: Scrub) -> Finding:
+        """This finding with ``scrub`` applied to its path and every value its texts quote."""
+        copy = replace(self)
+        copy._scrub_with(scrub)
+        return copy
 
     @property
     def message(self) -> str:
@@ -63,6 +82,23 @@ class Finding:
             "fix": self.fix_in(lang),
             "source": self.source,
         }
+
+
+def scrubbed(value: object, scrub: Scrub) -> object:
+    """``value`` with ``scrub`` applied to every string it quotes, in a Text at any depth."""
+    if isinstance(value, Listing):
+        return Listing([scrubbed(item, scrub) for item in value.params["items"]], value.template)
+    if isinstance(value, Text):
+        return value.with_values(
+            {name: scrubbed(param, scrub) for name, param in value.params.items()}
+        )
+    if isinstance(value, str):
+        return scrub(value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    text = str(value)
+    cleaned = scrub(text)
+    return value if cleaned == text else cleaned
 
 
 def has_errors(findings: list[Finding] | tuple[Finding, ...]) -> bool:

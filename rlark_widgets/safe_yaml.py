@@ -64,6 +64,23 @@ class _SafeLoader(yaml.SafeLoader):
             problem = f"{node.tag}: {exc}"
             raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        """A key written twice is refused: PyYAML would keep the last value silently."""
+        seen: dict[Any, yaml.Mark] = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"the key '{key_node.value}' appears twice (first at line "
+                        f"{seen[key].line + 1}); one of its values would be lost",
+                        key_node.start_mark,
+                    )
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep)
+
 
 def safe_load(text: str, limit: int = MAX_ALIASES) -> Any:
     """``yaml.safe_load`` after the alias check (every failure is a yaml.YAMLError)."""

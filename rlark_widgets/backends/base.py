@@ -48,6 +48,8 @@ class SubmitResult:
     created: bool
     text: Text
     where_text: Text | str = ""  # how to look at it next (a namespace, a workspace directory)
+    #: A different Job holds the name: nothing was submitted, and that is a failure (exit 1).
+    conflict: bool = False
 
     @property
     def message(self) -> str:

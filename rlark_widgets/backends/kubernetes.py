@@ -225,7 +225,7 @@ class KubernetesBackend:
             status=status,
             delete=f"rlark-migrate delete {name} --backend kubernetes",
         )
-        return SubmitResult(name, False, message, where)
+        return SubmitResult(name, False, message, where, conflict=True)
 
     # --- watching -----------------------------------------------------------------------------
     def job(self, name: str) -> Job | None:

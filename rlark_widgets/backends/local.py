@@ -32,9 +32,11 @@ import psutil
 
 from ..findings import Finding, Severity
 from ..i18n import Text
+from ..input_files import read_input_text
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
 from ..rlark.job import Job
+from ..rlark.written import normal_text
 from ..rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ..rlinf.expansion import Expansion
 from ..rlinf.loader import RLinfConfig
@@ -130,6 +132,7 @@ class LocalBackend:
         where = JobDir.of(self.workspace, job.name)
         with where.lock():
             if _live(where):
+                running = self.job(job.name)
                 return SubmitResult(
                     job.name,
                     False,
@@ -139,6 +142,8 @@ class LocalBackend:
                         name=job.name,
                     ),
                     str(where.root),
+                    conflict=running is None
+                    or normal_text(running.to_manifest()) != normal_text(job.to_manifest()),
                 )
             restart = where.file("job.yaml").is_file()
             _clear_run(where)
@@ -160,7 +165,7 @@ class LocalBackend:
     def job(self, name: str) -> Job | None:
         """The Job as submitted (its ``job.yaml`` in the workspace), or None."""
         path = JobDir.of(self.workspace, name).file("job.yaml")
-        return parse_job_yaml(path.read_text(encoding="utf-8")) if path.is_file() else None
+        return parse_job_yaml(read_input_text(path)) if path.is_file() else None
 
     def snapshot(self, name: str) -> JobSnapshot:
         return read_snapshot(JobDir.of(self.workspace, name))

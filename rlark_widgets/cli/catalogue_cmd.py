@@ -90,6 +90,24 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "seeds/create-training-job (保护敏感信息)",
     ),
     (
+        "JOB-NOT-KEPT",
+        "error",
+        Text("A field the Job cannot keep as written (it would be dropped or rewritten)"),
+        "DESIGN.md (what the user wrote is what is submitted)",
+    ),
+    (
+        "JOB-VOLUME",
+        "error",
+        Text("Volumes and volumeMounts are wired as Kubernetes requires"),
+        "Kubernetes PodSpec validation",
+    ),
+    (
+        "SEC-REDACTED",
+        "error",
+        Text("A redaction placeholder where a value belongs"),
+        "seeds/create-training-job (保护敏感信息)",
+    ),
+    (
         "SEC-SSH-PRIVATE",
         "error",
         Text("An SSH key that is a private key (only public keys belong in the Job)"),

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from ..findings import has_errors
+from ..input_files import InputFileError, read_input_text
+from ..rlark.build import recorded_overrides
 from ..rlark.check import check_job
 from ..rlark.schema import schema_findings
-from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
+from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
 from ..rlinf import inspect_config
 from .config_args import (
     add_config_arguments,
-    exc_text,
     gpu_layout,
     has_config,
     load_from_args,
@@ -44,32 +44,31 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     inventory = load_inventory_arg(args)
     try:
-        text = Path(args.job).read_text(encoding="utf-8")
-        manifest = load_manifest(text)
-    except (OSError, UnicodeDecodeError, JobYamlError) as exc:
-        print_error(exc_text(exc), "", args.lang, path=args.job)
+        manifest = load_manifest(read_input_text(args.job))
+    except (InputFileError, JobYamlError) as exc:
+        print_error(exc.text, exc.fix_text, args.lang, path=args.job)
         return 1
-    findings = schema_findings(manifest)
     try:
-        job = parse_job_yaml(text)
+        job = job_from_manifest(manifest)
     except JobYamlError as exc:
-        if not findings:  # the schema found nothing, so this error is the only explanation
+        if not schema_findings(manifest):  # nothing else explains why it cannot be read
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
             return 1
         job = None
     report = None
     if has_config(args):
-        config = load_from_args(args)
+        config = load_from_args(args, recorded_overrides(job))
         if config is None:
             return 1
         report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        findings += report.findings
-    if job is not None:
-        findings += [
-            f
-            for f in check_job(job, report, inventory, target_cluster=args.cluster)
-            if f.rule_id != "JOB-SCHEMA"
-        ]
+    findings = check_job(
+        job,
+        report,
+        inventory,
+        target_cluster=args.cluster,
+        document=manifest,
+        prior=report.findings if report else (),
+    )
     if args.json:
         print(
             json.dumps(

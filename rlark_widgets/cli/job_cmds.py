@@ -6,17 +6,18 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 from ..backends.base import Backend, BackendError
 from ..backends.base import blocking as backend_blocking
 from ..findings import Severity
 from ..i18n import Text, render
+from ..input_files import InputFileError, read_input_text
 from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
+from ..rlark.build import recorded_overrides
 from ..rlark.check import check_job
 from ..rlark.record import RecordError, snapshot_record
-from ..rlark.yaml_io import JobYamlError, parse_job_yaml
+from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
 from ..rlinf import inspect_config
 from .backend_args import add_backend_arguments, open_backend
 from .config_args import (
@@ -141,16 +142,24 @@ def _job_and_report(args: argparse.Namespace):
     inventory = load_inventory_arg(args)
     if args.job:
         try:
-            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"))
-        except (OSError, JobYamlError) as exc:
-            raise UsageError(f"{args.job}: {render(exc_text(exc), args.lang)}") from None
+            manifest = load_manifest(read_input_text(args.job))
+            job = job_from_manifest(manifest)
+        except (InputFileError, JobYamlError) as exc:
+            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+            return None
         report = None
         if has_config(args):
-            config = load_from_args(args)
+            config = load_from_args(args, recorded_overrides(job))
             if config is None:
                 return None
             report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        findings = check_job(job, report, inventory)
+        findings = check_job(
+            job,
+            report,
+            inventory,
+            document=manifest,
+            prior=report.findings if report else (),
+        )
         return job, report, findings
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
@@ -195,6 +204,8 @@ def run_submit(args: argparse.Namespace) -> int:
         else Text("Not submitted again: {name}. {message}", name=result.name, message=result.text),
         lang,
     )
+    if result.conflict:  # a different Job holds the name: nothing of ours is there
+        return EXIT_FAILED
     if result.where:
         _say(Text("Where: {where}", where=result.where_text), lang)
     flags = f"--backend {backend.name}" + (

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from ..findings import Finding
 from ..rlinf import ConfigReport
 from .facts import RecordFacts
@@ -9,24 +12,33 @@ from .inventory import Inventory
 from .job import Job
 from .rules import RuleContext, evaluate
 from .schema import schema_findings
-from .secrets import secret_findings, ssh_key_findings
+from .secrets import document_secret_findings, redact_findings
+from .written import written_findings
 
 
 def check_job(
-    job: Job,
+    job: Job | None,
     report: ConfigReport | None = None,
     inventory: Inventory | None = None,
     *,
     target_cluster: str | None = None,
     facts: RecordFacts | None = None,
+    document: Mapping[str, Any] | None = None,
+    prior: Sequence[Finding] = (),
 ) -> list[Finding]:
-    """Every finding for ``job``; with ``report`` the PLN rules compare it with the RLinf config."""
-    manifest = job.to_manifest()
-    context = RuleContext(job, report, inventory, target_cluster, facts)
-    secrets = [f for f in secret_findings(manifest) if not f.path.startswith("spec.sshKeys")]
-    return [
-        *schema_findings(manifest),
-        *evaluate(context),
-        *secrets,
-        *ssh_key_findings(job.ssh_keys),  # the SSH-specific message for keys
-    ]
+    """Every finding for ``job``; with ``report`` the PLN rules compare it with the RLinf config.
+
+    ``document`` is what the user wrote (default: the Job's own manifest): the schema and the
+    secret scan read all of it, unknown fields included, and no finding (``prior`` ones too)
+    repeats a value the scan flags. ``job`` is None when the document cannot be read as a Job:
+    the schema and the secret scan still run.
+    """
+    if document is None:
+        if job is None:
+            raise ValueError("check_job needs a Job or a document")
+        document = job.to_manifest()
+    findings = [*prior, *schema_findings(document), *written_findings(document)]
+    if job is not None:
+        findings += evaluate(RuleContext(job, report, inventory, target_cluster, facts))
+    findings += document_secret_findings(document)
+    return redact_findings(findings, document)

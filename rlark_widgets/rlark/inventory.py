@@ -15,7 +15,8 @@ from typing import Any
 import yaml
 
 from ..i18n import Text, TextError
-from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, input_limit_bytes, safe_load
+from ..input_files import InputFileError, read_input_text
+from ..safe_yaml import YamlAliasError, safe_load
 
 CATEGORY_LABEL = "rlark.io/node-category"
 CLUSTER_LABEL = "rlark.io/cluster"
@@ -84,17 +85,13 @@ class Inventory:
 
 def load_inventory(path: str | Path) -> Inventory:
     file = Path(path)
-    if not file.is_file():
-        raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
-    limit = input_limit_bytes()
-    if file.stat().st_size > limit:
-        raise InventoryError(
-            Text("{name} is larger than {size} MB.", name=file.name, size=f"{limit / 1e6:.1f}"),
-            INPUT_LIMIT_FIX,
-        )
     try:
-        data = safe_load(file.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError, YamlAliasError) as exc:
+        text = read_input_text(file)
+    except InputFileError as exc:
+        raise InventoryError(exc.text, exc.fix_text) from None
+    try:
+        data = safe_load(text)
+    except (yaml.YAMLError, YamlAliasError) as exc:
         raise InventoryError(
             Text(
                 "{name} is not valid YAML: {detail}",

@@ -28,6 +28,8 @@ Design choices, so that errors (which block submission) stay trustworthy:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import math
 import re
@@ -153,6 +155,44 @@ PEM_PRIVATE_KEY = re.compile(
     r"(?:(?:[^-]|-(?!----))*-----END (?P=label)-----|(?:(?:\s|\\n)*[A-Za-z0-9+/=]{16,})*)"
 )
 
+# Base64 runs (possibly wrapped over lines) long enough to hide a key or a token inside.
+_BASE64_RUN = re.compile(
+    r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,}={0,2}"
+    r"(?:[ \t]*(?:\r?\n|\\n)[ \t]*[A-Za-z0-9+/]{4,}={0,2})*(?![A-Za-z0-9+/])"
+)
+# What a decoded private key holds: PEM armour, PuTTY's header or OpenSSH's binary magic.
+_PRIVATE_KEY_MARKERS = (b"PRIVATE KEY", b"PuTTY-User-Key-File-", b"openssh-key-v1\x00")
+#: Base64 inside base64 is unwrapped this many times, no more.
+MAX_BASE64_DEPTH = 2
+
+
+def _decoded(value: str) -> bytes | None:
+    compact = re.sub(r"\s|\\n", "", value)
+    compact += "=" * (-len(compact) % 4)
+    try:
+        return base64.b64decode(compact, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _wraps_secret(value: str, depth: int) -> bool:
+    """A base64 value that decodes to a private key, or to text holding a secret."""
+    data = _decoded(value)
+    if data is None:
+        return False
+    if any(marker in data for marker in _PRIVATE_KEY_MARKERS):
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return any(True for _ in _spans(text, depth + 1))
+
+
+_VALUE_CHARS = r"[^\s\"'`;&|<>]+"
+_QUOTED_OR_BARE = rf"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<value>{_VALUE_CHARS}))"
+_COMMAND_TAIL = r"[^\n;&|]*?"
+
 _DETECTORS: tuple[_Detector, ...] = (
     _Detector(Text("PEM private key"), PEM_PRIVATE_KEY),
     _Detector(
@@ -211,6 +251,57 @@ _DETECTORS: tuple[_Detector, ...] = (
         accept=_digit_and_letter,
     ),
 )
+
+# Passwords that shell commands and credential files take positionally, so no NAME= says so.
+_COMMAND_PASSWORDS: tuple[re.Pattern[str], ...] = (
+    # .netrc: machine HOST login USER password PASS (one line or several)
+    re.compile(
+        rf"\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+)*"
+        rf"\s+password\s+{_QUOTED_OR_BARE}"
+    ),
+    re.compile(rf"\blogin\s+\S+\s+password\s+{_QUOTED_OR_BARE}"),
+    # curl/wget -u USER:PASS, --user USER:PASS, --proxy-user, -U (proxy)
+    re.compile(
+        r"(?<![\w-])(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?[\"']?[^\s:\"'$]+:"
+        r"(?P<value>[^\s\"'@;&|]+)"
+    ),
+    # sshpass -p PASS / -pPASS
+    re.compile(rf"\bsshpass\b{_COMMAND_TAIL}(?<![\w-])-p[ \t]*{_QUOTED_OR_BARE}"),
+    # mysql -pPASS (the password is glued to -p), also mysqldump, mysqladmin, mariadb
+    re.compile(
+        rf"\b(?:mysql\w*|mariadb\w*)\b{_COMMAND_TAIL}(?<![\w-])-p"
+        rf"(?:\"(?P<dq>[^\"\n]+)\"|'(?P<sq>[^'\n]+)'|(?P<value>{_VALUE_CHARS}))"
+    ),
+    # docker/podman/helm login -p PASS
+    re.compile(
+        rf"\b(?:docker|podman|buildah|skopeo|helm|oras|nerdctl)\b[^\n;&|]*?\blogin\b"
+        rf"{_COMMAND_TAIL}(?<![\w-])-p[ \t]+{_QUOTED_OR_BARE}"
+    ),
+    # redis-cli -a PASS, ldapsearch/ldapadd ... -w PASS, smbclient -U USER%PASS
+    re.compile(rf"\bredis-cli\b{_COMMAND_TAIL}(?<![\w-])-a[ \t]+{_QUOTED_OR_BARE}"),
+    re.compile(rf"\bldap\w+\b{_COMMAND_TAIL}(?<![\w-])-w[ \t]+{_QUOTED_OR_BARE}"),
+    re.compile(r"(?<![\w-])-U[ \t]*[\"']?[^\s%\"']+%(?P<value>[^\s\"';&|]+)"),
+    # openssl ... -passin pass:PASS / -passout pass:PASS / -k PASS
+    re.compile(r"(?<![\w-])-pass(?:in|out)?[ \t]+[\"']?pass:(?P<value>[^\s\"';&|]+)"),
+    # echo USER:PASS | chpasswd, echo PASS | sudo -S, echo PASS | passwd --stdin
+    re.compile(
+        r"\becho[ \t]+(?:-\w+[ \t]+)*[\"']?[^\s:\"']+:(?P<value>[^\s\"']+)[\"']?[ \t]*\|[ \t]*"
+        r"(?:sudo[ \t]+)?chpasswd\b"
+    ),
+    re.compile(
+        r"\becho[ \t]+(?:-\w+[ \t]+)*[\"']?(?P<value>[^\s\"'|]+)[\"']?[ \t]*\|[ \t]*"
+        r"(?:sudo[ \t]+-S\b|(?:sudo[ \t]+)?passwd\b[^\n|]*--stdin)"
+    ),
+)
+
+
+def _command_password_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
+    for pattern in _COMMAND_PASSWORDS:
+        for m in pattern.finditer(text):
+            group = next(g for g in ("dq", "sq", "value") if m.groupdict().get(g) is not None)
+            if is_literal(m.group(group)):
+                yield priority, Text("password in a command"), *m.span(group)
+
 
 # scheme://user:password@host; the password may contain '@', the host may not.
 _URL_CREDENTIALS = re.compile(
@@ -324,16 +415,21 @@ def _hit(kind: Text, path: str, span: tuple[int, int], newlines: list[int]) -> S
     return SecretHit(kind, path, start, end, line)
 
 
-def _spans(text: str) -> Iterator[tuple[int, Text, int, int]]:
+def _spans(text: str, depth: int = 0) -> Iterator[tuple[int, Text, int, int]]:
     """Every raw (priority, kind, start, end); lower priority wins an overlap: shapes first."""
     for priority, det in enumerate(_DETECTORS):
         for m in det.pattern.finditer(text):
             if det.accept is None or det.accept(m.group(det.group)):
                 yield priority, det.kind, *m.span(det.group)
     url_priority = len(_DETECTORS)
+    if depth < MAX_BASE64_DEPTH:
+        for m in _BASE64_RUN.finditer(text):
+            if _wraps_secret(m.group(0), depth):
+                yield url_priority, Text("base64-wrapped secret"), *m.span()
     for m in _URL_CREDENTIALS.finditer(text):
         if is_literal(m.group("value")):
             yield url_priority, Text("URL with credentials"), *m.span("value")
+    yield from _command_password_spans(text, url_priority)
     yield from _assignment_spans(text, url_priority + 1)
     yield from _env_entry_spans(text, url_priority + 1)
 
@@ -446,7 +542,9 @@ def _strings(
         env_name = node.get("name") if isinstance(node.get("name"), str) else None
         for key, value in node.items():
             bound = env_name if key == "value" and env_name else str(key)
-            yield from _strings(value, _join(path, str(key)), bound)
+            child = _join(path, str(key))
+            yield child, str(key), None  # keys are what the user wrote too (annotation keys)
+            yield from _strings(value, child, bound)
     elif isinstance(node, list | tuple):
         for i, item in enumerate(node):
             yield from _strings(item, f"{path}[{i}]")
@@ -498,10 +596,121 @@ def secret_findings(manifest: Mapping[str, Any]) -> list[Finding]:
     return findings
 
 
+REDACTED_RULE = "SEC-REDACTED"
+REDACTION_MARK = "«redacted:"
+
+
+def redaction_placeholder_findings(document: Mapping[str, Any]) -> list[Finding]:
+    """SEC-REDACTED: a value that is one of our redaction markers would run as that text.
+
+    ``plan -o`` and previews redact secrets; a Job read back from such a file would start with
+    ``HF_TOKEN=«redacted:...»``, which fails late and obscurely on the cluster.
+    """
+    paths = sorted({path for path, text, _ in _strings(document, "") if REDACTION_MARK in text})
+    return [
+        Finding(
+            rule_id=REDACTED_RULE,
+            severity=Severity.ERROR,
+            path=path,
+            text=Text(
+                "{path} holds a redaction placeholder («redacted:…»): this Job was written with "
+                "a secret taken out, and would run with the placeholder as the value.",
+                path=path or "<document>",
+            ),
+            fix_text=Text(
+                "Replace the placeholder with a reference the Worker resolves at run time (a "
+                "Kubernetes Secret, the platform's credential store, or $NAME read from the "
+                "environment); never paste the secret back in."
+            ),
+            source=SECRET_SOURCE,
+        )
+        for path in paths
+    ]
+
+
+def secret_values(document: Any) -> set[str]:
+    """Every value in ``document`` the scanner flags, so no other output can repeat it."""
+    values: set[str] = set()
+    for path, text, name in _strings(document, ""):
+        hits = find_secrets(text, path)
+        values.update(text[h.start : h.end] for h in hits)
+        if not hits and (named := _named_literal(text, path, name)):
+            values.add(text[named.start : named.end])
+    return {v for v in values if v.strip()}
+
+
+#: Secrets shorter than this are only replaced where they stand alone (not inside a word).
+_SHORT_SECRET = 6
+
+
+def value_scrubber(values: set[str]) -> Callable[[str], str]:
+    """A function that replaces each of ``values`` (then every secret shape) in a text."""
+    ordered = sorted(values, key=len, reverse=True)
+    pattern = (
+        re.compile(
+            "|".join(
+                re.escape(v)
+                if len(v) >= _SHORT_SECRET
+                else rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])"
+                for v in ordered
+            )
+        )
+        if ordered
+        else None
+    )
+
+    def scrub(text: str) -> str:
+        if pattern is not None:
+            text = pattern.sub("«redacted:secret»", text)
+        return redact(text)
+
+    return scrub
+
+
+def redact_findings(findings: Sequence[Finding], document: Any) -> list[Finding]:
+    """``findings`` with every value the scanner flags in ``document`` taken out of their
+    paths, messages and fixes (both languages render the same redacted values)."""
+    values = secret_values(document)
+    if not values:
+        return list(findings)
+    scrub = value_scrubber(values)
+    return [f.redacted(scrub) for f in findings]
+
+
+def redact_document(node: Any, name: str | None = None) -> Any:
+    """A manifest with every secret redacted, for JSON output (the YAML text goes through
+    :func:`redact`): strings are redacted with the key or env name they are bound to."""
+    if isinstance(node, str):
+        return redact(node, name)
+    if isinstance(node, Mapping):
+        env_name = node.get("name") if isinstance(node.get("name"), str) else None
+        return {
+            redact(str(k)): redact_document(v, env_name if k == "value" and env_name else str(k))
+            for k, v in node.items()
+        }
+    if isinstance(node, list | tuple):
+        return [redact_document(item) for item in node]
+    return node
+
+
 _PUBLIC_SSH_KEY = re.compile(
     r"^(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-[\w-]+|sk-(?:ssh|ecdsa)-[\w@.-]+) "
 )
 _PRIVATE_SSH_MARKERS = ("PRIVATE KEY", "PuTTY-User-Key-File-")
+
+
+def document_secret_findings(document: Mapping[str, Any]) -> list[Finding]:
+    """Every secret finding for what the user wrote: all of it, keys and unknown fields too.
+
+    ``spec.sshKeys`` gets the general scan (a token there is a token) and the SSH-specific
+    message for private keys, which replaces the general one at the same place.
+    """
+    spec = document.get("spec") if isinstance(document, Mapping) else None
+    keys = spec.get("sshKeys") if isinstance(spec, Mapping) else None
+    ssh = ssh_key_findings(keys if isinstance(keys, list) else [])
+    ssh_paths = {f.path for f in ssh}
+    general = [f for f in secret_findings(document) if f.path not in ssh_paths]
+    return [*general, *ssh, *redaction_placeholder_findings(document)]
 
 
 def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Finding]:
@@ -512,8 +721,13 @@ def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Fi
     """
     findings: list[Finding] = []
     for i, key in enumerate(keys):
+        if not isinstance(key, str):
+            continue  # the schema reports the type
         stripped = key.strip()
-        if _PUBLIC_SSH_KEY.match(stripped) or not any(m in stripped for m in _PRIVATE_SSH_MARKERS):
+        private = any(m in stripped for m in _PRIVATE_SSH_MARKERS) or any(
+            m in (_decoded(stripped) or b"") for m in _PRIVATE_KEY_MARKERS
+        )
+        if _PUBLIC_SSH_KEY.match(stripped) or not private:
             continue
         findings.append(
             Finding(

@@ -24,6 +24,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from ..findings import Finding, Severity
 from ..i18n import Text
+from ..input_files import InputFileError, read_input_text
 from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, check_aliases, input_limit_bytes
 from .errors import ConfigLoadError
 from .resolvers import register_rlinf_resolvers
@@ -106,7 +107,7 @@ def load_config(
     With ``compose=False`` the file is read alone with OmegaConf (its defaults list ignored).
     """
     file = Path(path)
-    if file.suffix not in (".yaml", ".yml") or not file.is_file():
+    if file.suffix not in (".yaml", ".yml") or not file.exists():
         raise ConfigLoadError(
             Text("No RLinf config file at {file}.", file=file),
             str(file),
@@ -210,30 +211,16 @@ def compose_config(
 
 
 def _read_text(file: Path, max_bytes: int | None) -> str:
-    if not file.is_file():
+    if not file.exists():
         raise ConfigLoadError(
             Text("Config '{name}' not found in {folder}.", name=file.name, folder=file.parent),
             str(file),
             Text("Check --config-dir and --config-name (the name is the file stem)."),
         )
-    size, max_bytes = file.stat().st_size, max_bytes or input_limit_bytes()
-    if size > max_bytes:
-        raise ConfigLoadError(
-            Text(
-                "{name} is {size} MB; configs over {limit} MB are refused.",
-                name=file.name,
-                size=f"{size / 1e6:.1f}",
-                limit=f"{max_bytes / 1e6:.1f}",
-            ),
-            str(file),
-            INPUT_LIMIT_FIX,
-        )
     try:
-        return file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigLoadError(
-            Text("{name} is not UTF-8 text.", name=file.name), str(file), Text("Save it as UTF-8.")
-        ) from None
+        return read_input_text(file, max_bytes)
+    except InputFileError as exc:
+        raise ConfigLoadError(exc.text, str(file), exc.fix_text) from None
 
 
 def _check_yaml_syntax(text: str, file: Path) -> None:

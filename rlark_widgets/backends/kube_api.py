@@ -9,11 +9,13 @@ models are slow for 1,000 pods and reject fields real servers leave empty.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import urllib3
 from kubernetes import client
@@ -21,6 +23,7 @@ from kubernetes.client.exceptions import ApiException
 
 from ..i18n import Text
 from ..rlark.job import API_VERSION
+from ..rlark.secrets import redact
 from .base import BackendError
 
 JOBS = "jobs.rlark.io"
@@ -150,7 +153,8 @@ class KubeApi:
 
     @property
     def host(self) -> str:
-        return self.client.configuration.host
+        """The server's address as messages show it: never the user:password a URL may carry."""
+        return without_credentials(self.client.configuration.host)
 
     @cached_property
     def exec_core(self) -> client.CoreV1Api:
@@ -412,8 +416,19 @@ def with_server_words(message: Text, said: str) -> Text:
     return Text("{message} {said}", message=message, said=said) if said else message
 
 
+_URL_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s/@]*@")
+
+
+def without_credentials(url: str) -> str:
+    """``http://admin:pass@host:6443/x`` -> ``http://host:6443/x``."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def _short(reason: object) -> Text | str:
-    text = str(reason)
+    text = redact(_URL_USERINFO.sub(r"\1", str(reason)))
     if any(marker in text for marker in DROPPED):
         return Text("the server closed the connection without answering.")
     for marker in ("Connection refused", "Name or service not known", "No route to host"):

@@ -10,7 +10,7 @@ as a 3-Worker one.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -82,8 +82,15 @@ def _tasks(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     status = obj.get("status")
     if not status:
         return []
-    tasks = status.get("tasks")
-    return list(tasks) if isinstance(tasks, list) else None
+    tasks = status.get("tasks") if isinstance(status, Mapping) else None
+    return [t for t in tasks if isinstance(t, Mapping)] if isinstance(tasks, list) else None
+
+
+def _phase(obj: Mapping[str, Any]) -> str | None:
+    """The status phase, if the status is written as the CRD says (anyone may write it)."""
+    status = obj.get("status")
+    phase = status.get("phase") if isinstance(status, Mapping) else None
+    return phase if isinstance(phase, str) else None
 
 
 def _head(job: Job | None, workers: list[WorkerSnapshot]) -> WorkerSnapshot | None:
@@ -116,7 +123,7 @@ class SnapshotReader:
             snap.exists = False
             return snap
         job = self._job(obj, snap)
-        snap.phase = (obj.get("status") or {}).get("phase")
+        snap.phase = _phase(obj)
         snap.tasks = _tasks(obj)
         snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))

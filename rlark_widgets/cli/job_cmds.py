@@ -17,6 +17,7 @@ from ..monitor.summary import summary_lines
 from ..rlark.build import recorded_overrides
 from ..rlark.check import check_job
 from ..rlark.record import RecordError, snapshot_record
+from ..rlark.secrets import redact
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
 from ..rlinf import inspect_config
 from .backend_args import add_backend_arguments, open_backend
@@ -30,7 +31,7 @@ from .config_args import (
     print_error,
 )
 from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
-from .render import findings_text
+from .render import findings_text, terminal_safe
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -264,7 +265,8 @@ def run_status(args: argparse.Namespace) -> int:
             else:
                 if args.watch and sys.stdout.isatty():
                     print("\x1b[2J\x1b[H", end="")
-                print("\n".join(summary_lines(snap, desired, result, args.lang)))
+                lines = summary_lines(snap, desired, result, args.lang)
+                print(terminal_safe("\n".join(lines)))
             ended = not snap.exists or snap.phase in ENDED_PHASES
             if not args.watch or ended:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
@@ -281,9 +283,23 @@ def run_status(args: argparse.Namespace) -> int:
         return _fail(exc, args.lang)
 
 
+def _no_job(name: str, backend: Backend) -> BackendError:
+    return BackendError(
+        Text("No Job named {job} on {backend}.", job=name, backend=backend.name),
+        Text("Check the name (and --namespace / --workspace)."),
+    )
+
+
 def run_logs(args: argparse.Namespace) -> int:
+    if args.tail < 0:
+        raise UsageError(
+            Text("--tail takes a number of lines, 0 or more; got {tail}", tail=args.tail)
+        )
     try:
         backend = _backend(args)
+        job = backend.job(args.name)
+        if job is None:
+            raise _no_job(args.name, backend)
         worker = args.worker or "header/0"
         if args.rank is not None:
             snap = backend.snapshot(args.name)
@@ -298,10 +314,11 @@ def run_logs(args: argparse.Namespace) -> int:
                 )
             worker = match.key
         elif args.worker is None:
-            job = backend.job(args.name)
-            header = job.header if job else None
+            header = job.header
             worker = f"{header.name}/0" if header else worker
-        print(backend.logs(args.name, worker, tail=args.tail), end="")
+        # A log is the Worker's own output: secrets it printed are redacted as in records, and
+        # terminal control sequences are shown, never obeyed.
+        print(terminal_safe(redact(backend.logs(args.name, worker, tail=args.tail))), end="")
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK
@@ -328,10 +345,7 @@ def run_record(args: argparse.Namespace) -> int:
         backend = _backend(args)
         job = backend.job(args.name)
         if job is None:
-            raise BackendError(
-                Text("No Job named {job} on {backend}.", job=args.name, backend=backend.name),
-                Text("Check the name (and --namespace / --workspace)."),
-            )
+            raise _no_job(args.name, backend)
         snap = backend.snapshot(args.name)
         logs = {}
         for worker in snap.workers:

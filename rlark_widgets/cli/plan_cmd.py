@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..findings import Finding, has_errors
 from ..i18n import Text, render
+from ..output_files import OutputError, write_output
 from ..rlark.build import JobSettings, build_job
 from ..rlark.check import check_job
 from ..rlark.facts import RecordFacts
@@ -16,7 +17,7 @@ from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Job, Mount
 from ..rlark.planner import TEMPLATES, Plan, RolePlan, plan_roles
 from ..rlark.record import RecordError, build_record
-from ..rlark.secrets import redact
+from ..rlark.secrets import redact, redact_document
 from ..rlark.yaml_io import render_job_yaml
 from ..rlinf import ConfigReport, inspect_config
 from .config_args import (
@@ -41,7 +42,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_config_arguments(parser, override_short=False)
     add_job_arguments(parser)
-    parser.add_argument("-o", "--output", metavar="JOB.yaml", help="write the Job YAML here")
+    parser.add_argument(
+        "-o", "--output", metavar="JOB.yaml", help="write the Job YAML here ('-': to stdout)"
+    )
     parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
     parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")
     parser.set_defaults(run=run)
@@ -168,9 +171,14 @@ def run(args: argparse.Namespace) -> int:
     if planned is None:
         return 1
     plan, job, findings = planned.plan, planned.job, planned.findings
+    to_stdout = args.output == "-"
     if job is not None:
-        if args.output:
-            Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")
+        if args.output and not to_stdout:
+            try:
+                write_output(args.output, redact(render_job_yaml(job)))
+            except OutputError as exc:
+                print_error(exc.text, exc.fix_text, args.lang, path=args.output)
+                return 1
         if args.record:
             try:
                 build_record(plan, job, findings, planned.facts).write(args.record)
@@ -188,13 +196,17 @@ def run(args: argparse.Namespace) -> int:
                         for r, n, i in plan.rank_map()
                     ],
                     "explanations": [render(e, args.lang) for e in plan.explanations],
-                    "job": job.to_manifest() if job else None,
+                    "job": redact_document(job.to_manifest()) if job else None,
                     "findings": [f.to_dict(args.lang) for f in findings],
                 },
                 indent=2,
                 default=str,
             )
         )
+    elif to_stdout:  # `-o -`: the Job YAML alone, for a pipe; the rest goes to stderr
+        if job is not None:
+            print(redact(render_job_yaml(job)), end="")
+        print(findings_text(findings, args.lang), file=sys.stderr)
     else:
         print(plan_text(plan, args.lang))
         if job is not None and not args.output:

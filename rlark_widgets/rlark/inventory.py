@@ -16,7 +16,7 @@ import yaml
 
 from ..i18n import Text, TextError
 from ..input_files import InputFileError, read_input_text
-from ..safe_yaml import YamlAliasError, safe_load
+from ..safe_yaml import YamlStructureError, safe_load
 
 CATEGORY_LABEL = "rlark.io/node-category"
 CLUSTER_LABEL = "rlark.io/cluster"
@@ -91,12 +91,12 @@ def load_inventory(path: str | Path) -> Inventory:
         raise InventoryError(exc.text, exc.fix_text) from None
     try:
         data = safe_load(text)
-    except (yaml.YAMLError, YamlAliasError) as exc:
+    except (yaml.YAMLError, YamlStructureError) as exc:
         raise InventoryError(
             Text(
                 "{name} is not valid YAML: {detail}",
                 name=file.name,
-                detail=exc.text if isinstance(exc, YamlAliasError) else str(exc),
+                detail=exc.text if isinstance(exc, YamlStructureError) else str(exc),
             )
         ) from None
     return inventory_from_dict(data, str(file))

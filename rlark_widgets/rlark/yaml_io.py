@@ -7,7 +7,7 @@ from typing import Any
 import yaml
 
 from ..i18n import Text, TextError
-from ..safe_yaml import YamlAliasError, safe_load
+from ..safe_yaml import YamlStructureError, safe_load
 from .job import MAIN_CONTAINER, Job
 from .schema import wrongly_typed
 
@@ -41,8 +41,8 @@ def load_manifest(text: str) -> dict[str, Any]:
     """Parse manifest text safely (no object construction); one mapping document."""
     try:
         data = safe_load(text)
-    except YamlAliasError as exc:
-        raise JobYamlError(exc.text) from None
+    except YamlStructureError as exc:
+        raise JobYamlError(exc.text, exc.fix_text) from None
     except yaml.MarkedYAMLError as exc:
         raise JobYamlError(_syntax_error(str(exc.problem), exc.problem_mark)) from None
     except yaml.YAMLError as exc:

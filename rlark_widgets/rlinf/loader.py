@@ -25,8 +25,15 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from ..findings import Finding, Severity
 from ..i18n import Text
 from ..input_files import InputFileError, read_input_text
-from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, check_aliases, input_limit_bytes
+from ..safe_yaml import (
+    INPUT_LIMIT_FIX,
+    YamlStructureError,
+    check_structure,
+    input_limit_bytes,
+    repeated_key_error,
+)
 from .errors import ConfigLoadError
+from .interpolation_budget import InterpolationBudget
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
 
@@ -48,7 +55,7 @@ class UnresolvedValue:
 
     path: str
     expression: str
-    reason: str
+    reason: Text | str  # OmegaConf's own words stay as it says them (English)
 
 
 @dataclass(frozen=True)
@@ -146,7 +153,7 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
             Text("Start the file with keys such as cluster: and runner:."),
         )
     unresolved: list[UnresolvedValue] = []
-    resolved = _resolve(loaded, "", unresolved)
+    resolved = _resolve_all(loaded, unresolved)
     findings = sexagesimal_findings(text) + [_unresolved_finding(u) for u in unresolved]
     if "defaults" in resolved:
         findings.append(
@@ -194,7 +201,7 @@ def compose_config(
             raise _composition_error(exc, file, overrides) from None
         OmegaConf.set_struct(composed, False)
         unresolved: list[UnresolvedValue] = []
-        resolved = _resolve(composed, "", unresolved)
+        resolved = _resolve_all(composed, unresolved)
     findings = sexagesimal_findings(raw_text) + [_unresolved_finding(u) for u in unresolved]
     return RLinfConfig(
         source=str(file),
@@ -225,8 +232,10 @@ def _read_text(file: Path, max_bytes: int | None) -> str:
 
 def _check_yaml_syntax(text: str, file: Path) -> None:
     try:
-        check_aliases(text)
-        yaml.compose(text, Loader=yaml.SafeLoader)
+        check_structure(text)
+        twice = repeated_key_error(yaml.compose(text, Loader=yaml.SafeLoader))
+        if twice is not None:  # Hydra would say "while constructing a mapping", naming nothing
+            raise twice
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         if mark:
@@ -250,11 +259,11 @@ def _check_yaml_syntax(text: str, file: Path) -> None:
         raise ConfigLoadError(
             Text("{name} is not valid YAML: {problem}.", name=file.name, problem=exc), str(file)
         ) from None
-    except YamlAliasError as exc:
+    except YamlStructureError as exc:
         raise ConfigLoadError(
             Text("{config_file}: {alias_error}", config_file=file.name, alias_error=exc.text),
             str(file),
-            Text("Remove the repeated aliases; write the values out."),
+            exc.fix_text,
         ) from None
 
 
@@ -360,34 +369,61 @@ def _guess_variable(name: str, file: Path) -> str | None:
     return None
 
 
-def _resolve(node: Any, path: str, unresolved: list[UnresolvedValue]) -> Any:
-    """Resolve every value we can; keep failing interpolations as written and report them."""
-    if isinstance(node, DictConfig):
+def _resolve_all(config: DictConfig, unresolved: list[UnresolvedValue]) -> dict[str, Any]:
+    """Resolve every value within the interpolation budget; nesting too deep for Python's
+    stack (from a config group file our depth check did not read) is one clear error."""
+    try:
+        return _resolve(config, (), "", unresolved, InterpolationBudget(config))
+    except RecursionError:
+        raise ConfigLoadError(
+            Text("The config nests too deep to read (Python's recursion limit)."),
+            "",
+            Text("Flatten the nesting; configs nest a dozen levels at most."),
+        ) from None
+
+
+def _is_interpolation(raw: Any) -> bool:
+    return isinstance(raw, str) and "${" in raw
+
+
+def _resolve(
+    node: Any,
+    where: tuple[str, ...],
+    path: str,
+    unresolved: list[UnresolvedValue],
+    budget: InterpolationBudget,
+) -> Any:
+    """Resolve every value we can; keep failing or too costly interpolations as written and
+    report them (CFG-UNRESOLVED with the reason)."""
+    if isinstance(node, DictConfig | ListConfig):
+        keys = list(node) if isinstance(node, DictConfig) else range(len(node))
         out: dict[str, Any] = {}
-        for key in node:
-            child_path = f"{path}.{key}" if path else str(key)
-            try:
-                child = node[key]
-            except Exception as exc:
-                raw = node._get_node(key)._value()  # noqa: SLF001 - the expression as written
-                unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
-                out[str(key)] = raw
-                continue
-            out[str(key)] = _resolve(child, child_path, unresolved)
-        return out
-    if isinstance(node, ListConfig):
-        items = []
-        for index in range(len(node)):
-            child_path = f"{path}[{index}]"
-            try:
-                child = node[index]
-            except Exception as exc:
-                raw = node._get_node(index)._value()  # noqa: SLF001
-                unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
-                items.append(raw)
-                continue
-            items.append(_resolve(child, child_path, unresolved))
-        return items
+        for key in keys:
+            child_where = (*where, str(key))
+            raw = node._get_node(key)._value()  # noqa: SLF001 - the value as written
+            child_path = (
+                f"{path}[{key}]"
+                if isinstance(node, ListConfig)
+                else f"{path}.{key}"
+                if path
+                else str(key)
+            )
+            reason = budget.refusal(child_where) if _is_interpolation(raw) else None
+            if reason is None:
+                try:
+                    child = node[key]
+                except Exception as exc:
+                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                else:
+                    spent = budget.spend(child) if _is_interpolation(raw) else None
+                    if spent is None:
+                        inner = budget.alias(child_where, raw)
+                        out[str(key)] = _resolve(child, inner, child_path, unresolved, budget)
+                        continue
+                    reason = spent
+            unresolved.append(UnresolvedValue(child_path, str(raw), reason))
+            out[str(key)] = raw
+        return out if isinstance(node, DictConfig) else list(out.values())
     return node
 
 

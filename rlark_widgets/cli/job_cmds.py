@@ -16,6 +16,7 @@ from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
 from ..rlark.build import recorded_overrides
 from ..rlark.check import check_job
+from ..rlark.inventory import Inventory
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
@@ -138,9 +139,14 @@ def _say(message: Text | str, lang: str, **print_options) -> None:
     print(render(message, lang), **print_options)
 
 
-def _job_and_report(args: argparse.Namespace):
-    """The Job to submit (from YAML or planned from --config), its report and findings."""
-    inventory = load_inventory_arg(args)
+def _job_and_report(args: argparse.Namespace, cluster: Inventory | None = None):
+    """The Job to submit (from YAML or planned from --config), its report and findings.
+
+    ``cluster`` is the backend's own inventory: without --inventory the rules check GPU
+    capacity and node selections against the nodes the cluster has.
+    """
+    planning = load_inventory_arg(args)
+    inventory = planning or cluster
     if args.job:
         try:
             manifest = load_manifest(read_input_text(args.job))
@@ -164,7 +170,7 @@ def _job_and_report(args: argparse.Namespace):
         return job, report, findings
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    planned = plan_from_args(args, inventory)
+    planned = plan_from_args(args, planning, check_inventory=inventory)
     if planned is None:
         return None
     if planned.job is None:
@@ -175,14 +181,19 @@ def _job_and_report(args: argparse.Namespace):
 
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
-    built = _job_and_report(args)
+    try:
+        backend = _backend(args)
+        # The cluster's nodes, read once, back the rules' GPU and selector checks.
+        cluster = backend.inventory() if backend.name == "kubernetes" else None
+    except BackendError as exc:
+        return _fail(exc, lang)
+    built = _job_and_report(args, cluster)
     if built is None:
         return EXIT_FAILED
     job, report, findings = built
     if args.namespace:
         job.namespace = args.namespace
     try:
-        backend = _backend(args)
         findings = [*findings, *backend.preflight(job)]
         shown = [f for f in findings if f.severity is not Severity.INFO]
         if shown:

@@ -136,7 +136,9 @@ class PlannedJob:
 
 
 def plan_from_args(
-    args: argparse.Namespace, inventory: Inventory | None = None
+    args: argparse.Namespace,
+    inventory: Inventory | None = None,
+    check_inventory: Inventory | None = None,
 ) -> PlannedJob | None:
     """Load the config, plan its roles and build and check the Job (None if the config fails)."""
     config = load_from_args(args)
@@ -160,7 +162,11 @@ def plan_from_args(
         )
         job = build_job(plan, settings)
         findings += check_job(
-            job, report, inventory, target_cluster=plan.target_cluster, facts=facts
+            job,
+            report,
+            check_inventory or inventory,
+            target_cluster=plan.target_cluster,
+            facts=facts,
         )
     return PlannedJob(report, plan, job, findings, facts)
 

@@ -9,7 +9,10 @@ container RLark starts with its own Ray Head/Worker command.
 from __future__ import annotations
 
 import copy
+import posixpath
+import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Literal
 
 API_VERSION = "rlark.io/v1alpha1"
@@ -204,6 +207,13 @@ class Job:
                 copy.deepcopy(e) for e in spec.get("storage") or [] if e["name"] not in used
             ],
         )
+
+
+def normal_path(path: str | PurePosixPath) -> PurePosixPath:
+    """A container or node path as the kernel resolves it: ``//a//b/../c`` -> ``/a/c``, so
+    ``/workspace/x/../RLinf`` and ``//workspace//RLinf`` are the directory they name."""
+    text = re.sub(r"/+", "/", str(path))
+    return PurePosixPath(posixpath.normpath(text) if text else text)
 
 
 def _first_per_name(mounts: list[Mount]) -> list[Mount]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..findings import Finding, Severity
 from ..i18n import Text
-from .job import MAIN_CONTAINER
+from .job import MAIN_CONTAINER, normal_path
 
 NOT_KEPT_RULE = "JOB-NOT-KEPT"
 VOLUME_RULE = "JOB-VOLUME"
@@ -199,7 +199,7 @@ def _volume_problems(document: Mapping[str, Any]) -> Iterator[_Problem]:
                         ),
                     )
                 if isinstance(path, str):
-                    key = _clean(path)
+                    key = str(normal_path(path))
                     if key in paths:
                         yield (
                             f"{where}.mountPath",
@@ -211,12 +211,6 @@ def _volume_problems(document: Mapping[str, Any]) -> Iterator[_Problem]:
                             Text("Mount each volume at its own path."),
                         )
                     paths.setdefault(key, m_index)
-
-
-def _clean(path: str) -> str:
-    """``//a//b/`` -> ``/a/b`` (what Kubernetes compares); ``..`` is left for the rules."""
-    parts = [p for p in path.split("/") if p not in ("", ".")]
-    return "/" + "/".join(parts)
 
 
 def written_findings(document: Any) -> list[Finding]:

@@ -191,55 +191,96 @@ def _why_unusable(node: NodeInfo) -> Text:
     return Text("{node} is tainted {taints}", node=node.name, taints=", ".join(node.taints))
 
 
+def _sharing_groups(matched: dict[int, set[str]]) -> list[list[int]]:
+    """Roles whose node selections overlap, transitively (they compete for the same GPUs)."""
+    parent = {index: index for index in matched}
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    owner: dict[str, int] = {}
+    for index, names in matched.items():
+        for name in names:
+            if name in owner:
+                parent[root(index)] = root(owner[name])
+            else:
+                owner[name] = index
+    groups: dict[int, list[int]] = defaultdict(list)
+    for index in matched:
+        groups[root(index)].append(index)
+    return list(groups.values())
+
+
 def capacity_findings(job: Job, inventory: Inventory) -> Iterator[Finding]:
-    """Roles that select the same nodes share them: sum their Workers' requests per resource."""
-    groups: dict[tuple[str, ...], list[tuple[int, Role]]] = defaultdict(list)
-    for index, role in enumerate(job.roles):
-        matched = inventory.matching(role.node_selector)
-        if matched and _requests(role):
-            groups[tuple(n.name for n in matched)].append((index, role))
+    """Each role's requests against its matched nodes, then the requests of all roles whose
+    selections overlap against the nodes they share (72 GPUs asked of 64 is refused even when
+    each role alone fits)."""
+    matched = {
+        index: {n.name for n in inventory.matching(role.node_selector)}
+        for index, role in enumerate(job.roles)
+        if _requests(role)
+    }
+    matched = {index: names for index, names in matched.items() if names}
     nodes = {n.name: n for n in inventory.nodes}
-    for names, members in groups.items():
-        usable = [nodes[n] for n in names if nodes[n].schedulable]
-        unusable = [_why_unusable(nodes[n]) for n in names if not nodes[n].schedulable]
-        roles = ", ".join(f"'{role.name}'" for _, role in members)
-        for resource in sorted({r for _, role in members for r in _requests(role)}):
-            demand = sum(role.replicas * _requests(role).get(resource, 0) for _, role in members)
-            have = sum(_allocatable(n, resource) for n in usable)
-            per_worker = max(_requests(role).get(resource, 0) for _, role in members)
-            largest = max((_allocatable(n, resource) for n in usable), default=0)
-            if demand <= have and per_worker <= largest:
-                continue
-            shared = Text(" (they select the same nodes)") if len(members) > 1 else ""
-            detail = Text(" ({reasons})", reasons=Listing(unusable)) if unusable else ""
-            single = (
-                Text(" No usable node has {count} for one Worker.", count=per_worker)
-                if per_worker > largest
-                else ""
-            )
-            yield _finding(
-                "K8S-CAPACITY",
-                Severity.ERROR,
-                f"spec.tasks[{members[0][0]}].{LIMITS}",
-                Text(
-                    "Role(s) {roles}{shared} request {demand} {resource} in total, but their"
-                    " {usable} usable node(s) of {matched} matched have {have}{detail}.{single}",
-                    roles=roles,
-                    shared=shared,
-                    demand=demand,
-                    resource=resource,
-                    usable=len(usable),
-                    matched=len(names),
-                    have=have,
-                    detail=detail,
-                    single=single,
-                ),
-                Text(
-                    "Lower the per-Worker request, select nodes with enough capacity, or ask the"
-                    " admin to free or repair nodes."
-                ),
-                f"{SOURCE}; {SEED_JOB}",
-            )
+    short_alone: set[int] = set()
+    candidates = [[index] for index in matched]
+    candidates += [group for group in _sharing_groups(matched) if len(group) > 1]
+    for members in candidates:
+        if len(members) > 1 and short_alone & set(members):
+            continue  # a member is short on its own nodes already: that is the finding
+        names = sorted(set().union(*(matched[i] for i in members)))
+        finding = _capacity_finding(job, members, [nodes[n] for n in names])
+        if finding is not None:
+            short_alone.update(members if len(members) == 1 else ())
+            yield finding
+
+
+def _capacity_finding(job: Job, members: list[int], matched: list[NodeInfo]) -> Finding | None:
+    roles_of = [job.roles[i] for i in members]
+    usable = [n for n in matched if n.schedulable]
+    unusable = [_why_unusable(n) for n in matched if not n.schedulable]
+    roles = ", ".join(f"'{role.name}'" for role in roles_of)
+    for resource in sorted({r for role in roles_of for r in _requests(role)}):
+        demand = sum(role.replicas * _requests(role).get(resource, 0) for role in roles_of)
+        have = sum(_allocatable(n, resource) for n in usable)
+        per_worker = max(_requests(role).get(resource, 0) for role in roles_of)
+        largest = max((_allocatable(n, resource) for n in usable), default=0)
+        if demand <= have and per_worker <= largest:
+            continue
+        shared = Text(" (they select the same nodes)") if len(members) > 1 else ""
+        detail = Text(" ({reasons})", reasons=Listing(unusable)) if unusable else ""
+        single = (
+            Text(" No usable node has {count} for one Worker.", count=per_worker)
+            if per_worker > largest
+            else ""
+        )
+        return _finding(
+            "K8S-CAPACITY",
+            Severity.ERROR,
+            f"spec.tasks[{members[0]}].{LIMITS}",
+            Text(
+                "Role(s) {roles}{shared} request {demand} {resource} in total, but their"
+                " {usable} usable node(s) of {matched} matched have {have}{detail}.{single}",
+                roles=roles,
+                shared=shared,
+                demand=demand,
+                resource=resource,
+                usable=len(usable),
+                matched=len(matched),
+                have=have,
+                detail=detail,
+                single=single,
+            ),
+            Text(
+                "Lower the per-Worker request, select nodes with enough capacity, or ask the"
+                " admin to free or repair nodes."
+            ),
+            f"{SOURCE}; {SEED_JOB}",
+        )
+    return None
 
 
 def storage_findings(manifest: Mapping[str, Any], inventory: Inventory) -> Iterator[Finding]:

@@ -10,8 +10,17 @@ from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
 
 #: Set by RLark itself on every Worker; a user value would be overwritten or break the layout.
-RESERVED_ENV = {"RLINF_NODE_RANK", "RAY_ADDRESS", "RAY_HEAD_IP", "RAY_NODE_IP_ADDRESS"}
+#: What RLark sets each reserved name to on every Worker: the message says it for that name.
+RESERVED_ENV = {
+    "RLINF_NODE_RANK": Text("RLINF_NODE_RANK = role order x worker index"),
+    "RAY_ADDRESS": Text("the address of the Ray head the Worker joins"),
+    "RAY_HEAD_IP": Text("the IP of the Header's Worker, where the Ray head runs"),
+    "RAY_NODE_IP_ADDRESS": Text("the Worker's own IP, as Ray announces it"),
+}
 RESERVED_ENV_PREFIXES = ("RLARK_",)
+RESERVED_PREFIX_USE = Text(
+    "names starting with RLARK_ carry the platform's own facts, such as the role"
+)
 #: Variables RLinf's RobotAutoConfig turns into robots on any node that has them (spec §1.6).
 ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_INTERFACE"}
 
@@ -29,8 +38,9 @@ def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(
-                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = role order x worker index); a role must not set it.",
+                        "{name} is set by RLark on every Worker ({use}); a role must not set it.",
                         name=name,
+                        use=RESERVED_ENV.get(name, RESERVED_PREFIX_USE),
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
                 )

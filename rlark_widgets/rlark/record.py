@@ -23,6 +23,7 @@ from omegaconf import OmegaConf
 
 from ..findings import Finding
 from ..i18n import Text, TextError, render
+from ..rlinf.environment_values import environment_values, without_environment_values
 from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
@@ -94,7 +95,14 @@ def _file_in_the_way(target: Path) -> Path | None:
 def locations(plan: Plan, job: Job) -> dict[str, Any]:
     """Paths as the Job will see them: the run script's overrides win over the config's values."""
     config = plan.report.config
-    found = {key: config.get(key) for key in LOCATION_KEYS if config.get(key) not in (None, "", [])}
+    from_environment = environment_values(config)  # recorded as references, never values
+    found = {
+        key: from_environment[tuple(key.split("."))]["expression"]
+        if tuple(key.split(".")) in from_environment
+        else config.get(key)
+        for key in LOCATION_KEYS
+        if config.get(key) not in (None, "", [])
+    }
     found.update(dict(re.findall(r"(runner\.[\w.]+)=(\S+)", job.run_script)))
     checkpoints = job.annotations.get("rlark.io/checkpoint-dir")
     if checkpoints:
@@ -147,6 +155,9 @@ def build_record(
     if not {"runner.logger.log_path", "runner.output_dir"} & where.keys():
         missing.append("locations.output (runner.logger.log_path or runner.output_dir)")
 
+    # Values read from the planning machine's environment are recorded as their references.
+    resolved, from_environment = without_environment_values(config)
+
     def as_json(data: Any) -> str:
         return redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n"
 
@@ -157,7 +168,8 @@ def build_record(
             "\n".join(config.overrides) + ("\n" if config.overrides else "")
         ),
         "config/composed.yaml": redact(OmegaConf.to_yaml(config.composed)),
-        "config/resolved.yaml": redact(dump_yaml(config.resolved)),
+        "config/resolved.yaml": redact(dump_yaml(resolved)),
+        "config/environment.json": as_json(from_environment),
         "expansion.json": as_json(plan.report.expansion.to_json()),
         "plan.json": as_json(_plan_summary(plan, job, lang)),
         "findings.json": as_json([f.to_dict(lang) for f in findings]),

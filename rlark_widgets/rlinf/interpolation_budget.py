@@ -25,7 +25,7 @@ MAX_STEPS = 1_000
 #: Seconds the whole config's resolution may take.
 MAX_SECONDS = 10.0
 # A reference to another node: ${a.b}, ${.sibling}, ${..up.x}, ${l[0]} (not ${resolver:...}).
-_REFERENCE = re.compile(r"\$\{\s*([^${}:\s]+)\s*\}")
+REFERENCE = re.compile(r"\$\{\s*([^${}:\s]+)\s*\}")
 
 
 def _too_large() -> Text:
@@ -41,21 +41,31 @@ class _Cost:
     size: int
 
 
-def _raw_tree(node: Any) -> Any:
+def raw_tree(node: Any) -> Any:
     """The config as written (interpolations unresolved), as plain dicts and lists."""
     if isinstance(node, DictConfig):
         if node._is_missing() or node._is_none():  # noqa: SLF001
             return None
-        return {str(k): _raw_tree(node._get_node(k)) for k in node}  # noqa: SLF001
+        return {str(k): raw_tree(node._get_node(k)) for k in node}  # noqa: SLF001
     if isinstance(node, ListConfig):
         if node._is_missing() or node._is_none():  # noqa: SLF001
             return None
-        return [_raw_tree(node._get_node(i)) for i in range(len(node))]  # noqa: SLF001
+        return [raw_tree(node._get_node(i)) for i in range(len(node))]  # noqa: SLF001
     return node._value() if hasattr(node, "_value") else node  # noqa: SLF001
 
 
 def _split(path: str) -> list[str]:
     return [p for p in re.split(r"[.\[\]]", path) if p]
+
+
+def reference_target(parent: tuple[str, ...], reference: str) -> tuple[str, ...]:
+    """The path a reference written in the section ``parent`` names (``.x`` and ``..x`` are
+    relative, as OmegaConf reads them)."""
+    if not reference.startswith("."):
+        return tuple(_split(reference))
+    ups = len(reference) - len(reference.lstrip("."))
+    base = parent[: max(len(parent) - ups + 1, 0)]
+    return (*base, *_split(reference[ups:]))
 
 
 @dataclass
@@ -69,7 +79,7 @@ class InterpolationBudget:
     _memo: dict[tuple[str, ...], _Cost] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._tree = _raw_tree(self.root)
+        self._tree = raw_tree(self.root)
 
     def _lookup(self, parts: list[str]) -> Any:
         node = self._tree
@@ -81,13 +91,6 @@ class InterpolationBudget:
             else:
                 return None
         return node
-
-    def _target(self, where: tuple[str, ...], reference: str) -> tuple[str, ...]:
-        if not reference.startswith("."):
-            return tuple(_split(reference))
-        ups = len(reference) - len(reference.lstrip("."))
-        base = where[: max(len(where) - ups, 0)]
-        return (*base, *_split(reference[ups:]))
 
     def cost(self, where: tuple[str, ...]) -> _Cost:
         """Steps and characters resolving the value at ``where`` takes (iterative, memoised)."""
@@ -108,7 +111,7 @@ class InterpolationBudget:
                 stack.extend((c, False) for c in children if c not in self._memo)
                 continue
             visiting.discard(path)
-            own = len(_REFERENCE.sub("", value)) if isinstance(value, str) else 1
+            own = len(REFERENCE.sub("", value)) if isinstance(value, str) else 1
             parts = [self._memo.get(c, _Cost(1, 0)) for c in children]
             # A container resolves lazily (one step; each child is counted where it is read),
             # but all of it is materialised, so its size is its children's.
@@ -126,14 +129,14 @@ class InterpolationBudget:
             return [(*path, str(i)) for i in range(len(value))]
         if isinstance(value, str):
             parent = path[:-1]
-            return [self._target(parent, r) for r in _REFERENCE.findall(value)]
+            return [reference_target(parent, r) for r in REFERENCE.findall(value)]
         return []
 
     def alias(self, where: tuple[str, ...], raw: Any) -> tuple[str, ...]:
         """Where a value that is exactly one reference (``${a.b}``) points, else ``where``:
         the children of a referenced section are costed where they are written."""
-        match = _REFERENCE.fullmatch(raw.strip()) if isinstance(raw, str) else None
-        return self._target(where[:-1], match.group(1)) if match else where
+        match = REFERENCE.fullmatch(raw.strip()) if isinstance(raw, str) else None
+        return reference_target(where[:-1], match.group(1)) if match else where
 
     def refusal(self, where: tuple[str, ...]) -> Text | None:
         """Why the value at ``where`` is not resolved, or None to resolve it."""

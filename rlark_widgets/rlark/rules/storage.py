@@ -194,8 +194,8 @@ def _unknown_storage_class(source: str, known: tuple[str, ...]) -> Text:
 def _storage_source(ctx: RuleContext) -> Iterator[Hit]:
     for index, role in enumerate(ctx.job.roles):
         for m_index, mount in enumerate(role.mounts):
-            if mount.kind != "storage":
-                continue
+            if mount.kind != "storage" or not mount.source:
+                continue  # no StorageClass: an existing claim, mounted as it is
             path = ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}]")
             if re.search(r"://|[/\\~]|^[A-Za-z]:", mount.source):
                 yield (

@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     except JobYamlError as exc:
         if not schema_findings(manifest):  # nothing else explains why it cannot be read
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+            # ... and what it holds is still scanned: a secret there is a secret
+            unread = [f for f in check_job(None, document=manifest) if f.rule_id != "JOB-SCHEMA"]
+            if unread:
+                print(findings_text(unread, args.lang))
             return 1
         job = None
     report = None

@@ -23,7 +23,11 @@ from omegaconf import OmegaConf
 
 from ..findings import Finding
 from ..i18n import Text, TextError, render
-from ..rlinf.environment_values import environment_values, without_environment_values
+from ..rlinf.environment_values import (
+    environment_values,
+    reference_swapper,
+    without_environment_values,
+)
 from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
@@ -179,7 +183,10 @@ def build_record(
     }
     readme = _readme(plan, job, versions, where, missing, findings)
     files["README.md"] = redact("\n".join(render(line, lang) for line in readme))
-    return RunRecord(files, missing)
+    # A value from the planning machine's environment may also be quoted by a finding or a
+    # location: every file shows its reference instead.
+    swap = reference_swapper(config)
+    return RunRecord({name: swap(text) for name, text in files.items()}, missing)
 
 
 def _readme(

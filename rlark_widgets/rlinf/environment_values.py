@@ -9,6 +9,7 @@ built from one (``url: http://${host}/``, ``host: ${oc.env:HOST}``) is one of th
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .interpolation_budget import REFERENCE, raw_tree, reference_target
@@ -74,6 +75,35 @@ def without_environment_values(config: RLinfConfig) -> tuple[dict[str, Any], lis
         for where, found in sorted(values.items())
     ]
     return resolved, listed
+
+
+#: Shorter values are left where they stand in prose ("/" or "1" would replace too much).
+MIN_SWAPPED = 4
+
+
+def reference_swapper(config: RLinfConfig) -> Callable[[str], str]:
+    """A function that writes, in any text, each environment-derived value as its reference."""
+    values = environment_values(config)
+    pairs: dict[str, str] = {}
+    for where, found in values.items():
+        value = _lookup(config.resolved, where)
+        if isinstance(value, str) and len(value) >= MIN_SWAPPED:
+            pairs.setdefault(value, found["expression"])
+    if not pairs:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(v) for v in sorted(pairs, key=len, reverse=True)))
+    return lambda text: pattern.sub(lambda m: pairs[m.group()], text)
+
+
+def _lookup(node: Any, where: tuple[str, ...]) -> Any:
+    for part in where:
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
 
 
 def _replace(node: Any, where: tuple[str, ...], values: dict[tuple[str, ...], dict]) -> Any:

@@ -32,7 +32,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
-# 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target.
+# 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target,
+# including the differential round trip (what `check` passes is what `submit` stores on the
+# Kubernetes emulator, byte for byte after normalisation).
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
 fuzz: $(STAMP)
 	ulimit -v 4000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \

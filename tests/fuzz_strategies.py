@@ -592,3 +592,31 @@ def planted(draw: st.DrawFn, manifest: dict[str, Any], secret: str = PLANTED_TOK
     else:
         parent[last] = draw(st.sampled_from([secret, f"x {secret} y", f"https://u:{secret}@h/"]))
     return doc, where
+
+
+def _with_unkept(document: dict[str, Any], index: int) -> dict[str, Any]:
+    path, value = UNKEPT[index]
+    document = copy.deepcopy(document)
+    *parents, last = path.split(".")
+    target = document
+    for part in parents:
+        target = target[part]
+    target[last] = value
+    return document
+
+
+#: Jobs of every shape the schema allows: as they are, with a field no Job keeps, with a
+#: secret planted anywhere, or mutated like the golden Jobs.
+schema_job_documents = st.one_of(
+    schema_jobs().map(dump),
+    st.tuples(schema_jobs(), st.integers(0, len(UNKEPT) - 1)).map(
+        lambda pair: dump(_with_unkept(*pair))
+    ),
+    schema_jobs().flatmap(planted).map(lambda pair: dump(pair[0])),
+    schema_jobs().flatmap(lambda doc: mutated(doc, JOB_KEYS)).map(dump),
+)
+all_job_documents = st.one_of(job_documents, schema_job_documents)
+#: For the differential target: mostly Jobs that pass, so that many reach the cluster.
+differential_job_documents = st.one_of(
+    schema_jobs().map(dump), schema_jobs().map(dump), schema_job_documents
+)

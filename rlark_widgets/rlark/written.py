@@ -11,6 +11,7 @@ volume, two volumes with one name or two mounts at one path are refused by Kuber
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -47,6 +48,17 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w-]*$")
+
+
+def _field(parent: str, key: object) -> str:
+    """``metadata.uid``; a key that is no identifier in brackets (``[""]``, ``["a b"]``)."""
+    name = str(key)
+    if not _IDENTIFIER.match(name):
+        return f'{parent}["{name}"]'
+    return f"{parent}.{name}" if parent else name
+
+
 def _not_kept(document: Mapping[str, Any]) -> Iterator[_Problem]:
     for key in document:
         if key in TOP_LEVEL:
@@ -59,17 +71,17 @@ def _not_kept(document: Mapping[str, Any]) -> Iterator[_Problem]:
             )
         else:
             yield (
-                str(key),
+                _field("", key),
                 Text(
                     "{field} is not a field of an RLark Job; it would not reach the cluster.",
-                    field=str(key),
+                    field=_field("", key),
                 ),
                 Text("Remove it, or move what it says into metadata.annotations."),
             )
     for key in _mapping(document.get("metadata")):
         if key in METADATA:
             continue
-        path = f"metadata.{key}"
+        path = _field("metadata", key)
         if key in SERVER_METADATA:
             yield (
                 path,

@@ -22,6 +22,8 @@ from ..safe_yaml import input_limit_bytes
 
 #: Resolution steps one value may take (real configs take a few dozen).
 MAX_STEPS = 1_000
+#: Resolution steps the whole config may take.
+MAX_TOTAL_STEPS = 20_000
 #: Seconds the whole config's resolution may take.
 MAX_SECONDS = 10.0
 # A reference to another node: ${a.b}, ${.sibling}, ${..up.x}, ${l[0]} (not ${resolver:...}).
@@ -75,6 +77,7 @@ class InterpolationBudget:
     root: Any
     deadline: float = field(default_factory=lambda: time.monotonic() + MAX_SECONDS)
     size_left: int = field(default_factory=input_limit_bytes)
+    steps_left: int = MAX_TOTAL_STEPS
     _tree: Any = None
     _memo: dict[tuple[str, ...], _Cost] = field(default_factory=dict)
 
@@ -113,11 +116,9 @@ class InterpolationBudget:
             visiting.discard(path)
             own = len(REFERENCE.sub("", value)) if isinstance(value, str) else 1
             parts = [self._memo.get(c, _Cost(1, 0)) for c in children]
-            # A container resolves lazily (one step; each child is counted where it is read),
-            # but all of it is materialised, so its size is its children's.
-            lazy = isinstance(value, dict | list)
+            # A section is materialised whole where it is referenced: its children count.
             self._memo[path] = _Cost(
-                1 if lazy else min(1 + sum(p.steps for p in parts), 10**12),
+                min(1 + sum(p.steps for p in parts), 10**12),
                 min(own + sum(p.size for p in parts), 10**12),
             )
         return self._memo[where]
@@ -152,11 +153,18 @@ class InterpolationBudget:
             )
         if cost.size > self.size_left:
             return _too_large()
+        if cost.steps > self.steps_left:
+            return Text(
+                "the config's interpolations take more than {steps} resolution steps in all",
+                steps=f"{MAX_TOTAL_STEPS:,}",
+            )
+        self.steps_left -= cost.steps
         return None
 
-    def spend(self, value: Any) -> Text | None:
-        """Count a resolved value's size; the reason when it overdraws the budget."""
-        size = len(value) if isinstance(value, str) else 0
+    def spend(self, value: Any, where: tuple[str, ...]) -> Text | None:
+        """Count a resolved value's size (a section: all it holds); the reason when it
+        overdraws the budget."""
+        size = len(value) if isinstance(value, str) else self.cost(where).size
         self.size_left -= size
         if self.size_left < 0:
             return _too_large()

@@ -415,7 +415,7 @@ def _resolve(
                 except Exception as exc:
                     reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 else:
-                    spent = budget.spend(child) if _is_interpolation(raw) else None
+                    spent = budget.spend(child, child_where) if _is_interpolation(raw) else None
                     if spent is None:
                         inner = budget.alias(child_where, raw)
                         out[str(key)] = _resolve(child, inner, child_path, unresolved, budget)

@@ -7,6 +7,7 @@ FileNotFoundError, IsADirectoryError or OSError(ENOSPC) as tracebacks.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from .i18n import Text, TextError
@@ -22,6 +23,14 @@ def write_output(path: str | os.PathLike, text: str) -> None:
         raise OutputError(
             Text("{path} is a directory; the output is a file.", path=str(file)),
             Text("Give a file name, e.g. {example}.", example=str(file / "job.yaml")),
+        )
+    if file.exists() and (stat.S_ISFIFO(file.stat().st_mode) or stat.S_ISSOCK(file.stat().st_mode)):
+        raise OutputError(
+            Text(
+                "{path} is a FIFO or a socket; writing there would wait for a reader.",
+                path=str(file),
+            ),
+            Text("Give a file name, e.g. {example}.", example=str(file.parent / "job.yaml")),
         )
     if not file.parent.is_dir():
         raise OutputError(

@@ -100,6 +100,24 @@ def test_plan_output_problems_are_messages(
     assert code == 1 and says in err and "Traceback" not in err
 
 
+def test_plan_output_onto_a_fifo_is_refused(fifo: Path, tmp_path: Path, capsys) -> None:
+    config = tmp_path / "cfg.yaml"
+    config.write_text(SMALL_CONFIG)
+    run = lambda: cli(  # noqa: E731
+        capsys, "plan", str(config), "--no-compose", "--image", "r/x:1", "-o", str(fifo)
+    )
+    code, _, err = _within(10, run)
+    assert code == 1 and "is a FIFO or a socket" in err
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan"])
+def test_durations_must_be_positive(value: str, tmp_path: Path, capsys) -> None:
+    code, _, err = cli(
+        capsys, "status", "x", "--watch", "--interval", value, "--workspace", str(tmp_path)
+    )
+    assert code == 2 and "--interval takes a number of seconds above 0" in err
+
+
 def test_plan_output_dash_is_stdout(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "cfg.yaml"
@@ -139,6 +157,17 @@ def test_doubling_interpolations_end_quickly_as_unresolved_values() -> None:
     reasons = {u.path: str(u.reason) for u in config.unresolved}
     assert "k20" in reasons and "resolution steps" in reasons["k20"]
     assert config.resolved["k3"] == "abcdefgh" * 8  # small ones still resolve
+
+
+@pytest.mark.parametrize(
+    "shape", ["['${{{prev}}}', '${{{prev}}}']", "{{a: '${{{prev}}}', b: '${{{prev}}}'}}"]
+)
+def test_sections_that_double_per_key_end_quickly(shape: str) -> None:
+    lines = [SMALL_CONFIG, "k0: [x]\n"]
+    lines += [f"k{i}: " + shape.format(prev=f"k{i - 1}") + "\n" for i in range(1, 31)]
+    config = _within(30, lambda: load_text("".join(lines)))
+    unresolved = {u.path for u in config.unresolved}
+    assert {"k30[0]", "k30.a"} & unresolved, sorted(unresolved)[:5]
 
 
 def test_many_references_to_a_large_product_keep_the_record_small(tmp_path: Path, capsys) -> None:

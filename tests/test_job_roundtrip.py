@@ -153,6 +153,14 @@ def test_volume_wiring_kubernetes_refuses_is_an_error() -> None:
     ) in _findings(other_claim)
 
 
+def test_integral_numbers_compare_as_integers() -> None:
+    document = copy.deepcopy(BASE)
+    _pod_spec(document)["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 8.0
+    document["spec"]["tasks"][0]["replicas"] = 1.0
+    assert schema_findings(document) == []  # 1.0 is an integer to JSON Schema
+    assert normal_text(parse_job_yaml(dump_yaml(document)).to_manifest()) == normal_text(BASE)
+
+
 def test_what_a_job_cannot_keep_is_named() -> None:
     env_twice = copy.deepcopy(BASE)
     _pod_spec(env_twice)["containers"][0]["env"] = [
@@ -162,6 +170,12 @@ def test_what_a_job_cannot_keep_is_named() -> None:
     assert ("JOB-NOT-KEPT", "spec.tasks[0].template.spec.containers[0].env[1]") in _findings(
         env_twice
     )
+    storage_twice = copy.deepcopy(BASE)
+    storage_twice["spec"]["storage"] = [
+        {"name": "out", "storageClassName": "oss-rlinf", "claimName": "a"},
+        {"name": "out", "storageClassName": "oss-rlinf", "claimName": "b"},
+    ]
+    assert ("JOB-NOT-KEPT", "spec.storage[1].name") in _findings(storage_twice)
     two_mains = copy.deepcopy(BASE)
     _pod_spec(two_mains)["containers"].append({"name": "main", "image": "x:1"})
     assert ("JOB-NOT-KEPT", "spec.tasks[0].template.spec.containers") in _findings(two_mains)

@@ -170,6 +170,11 @@ def test_a_base64_wrapped_private_key_in_ssh_keys_is_an_error() -> None:
         "redis-cli -h cache -a {p} ping",
         "echo ana:{p} | chpasswd",
         "openssl enc -d -in a -out b -pass pass:{p}",
+        "mongosh --host db -u ana -p {p}",
+        "htpasswd -b -c /etc/nginx/.htpasswd ana {p}",
+        "echo {p} | docker login -u ana --password-stdin registry.example.com",
+        "export DB_PASS={p}",
+        "MYSQL_PWD={p} mysql -u root",
     ],
 )
 def test_passwords_given_to_commands_are_found(script: str) -> None:
@@ -275,3 +280,11 @@ def test_a_job_read_back_keeps_planted_values_out_of_its_yaml_preview() -> None:
     job = Job.from_manifest(copy.deepcopy(BASE))
     job.labels["t"] = PLANTED_TOKEN
     assert PLANTED_TOKEN not in redact(render_job_yaml(job))
+
+
+def test_a_secret_in_a_comment_of_the_job_file_is_found(tmp_path: Path, capsys) -> None:
+    job_file = tmp_path / "job.yaml"
+    job_file.write_text(yaml.safe_dump(BASE) + f"# the old token was {PLANTED_TOKEN}, rotate it\n")
+    code, printed = _check_outputs(capsys, job_file)
+    assert code == 1 and "SEC-SECRET" in printed and "(comment, line" in printed
+    assert PLANTED_TOKEN not in printed

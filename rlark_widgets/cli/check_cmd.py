@@ -44,7 +44,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     inventory = load_inventory_arg(args)
     try:
-        manifest = load_manifest(read_input_text(args.job))
+        text = read_input_text(args.job)
+        manifest = load_manifest(text)
     except (InputFileError, JobYamlError) as exc:
         print_error(exc.text, exc.fix_text, args.lang, path=args.job)
         return 1
@@ -54,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
         if not schema_findings(manifest):  # nothing else explains why it cannot be read
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
             # ... and what it holds is still scanned: a secret there is a secret
-            unread = [f for f in check_job(None, document=manifest) if f.rule_id != "JOB-SCHEMA"]
+            unread = [
+                f
+                for f in check_job(None, document=manifest, text=text)
+                if f.rule_id != "JOB-SCHEMA"
+            ]
             if unread:
                 print(findings_text(unread, args.lang))
             return 1
@@ -71,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         inventory,
         target_cluster=args.cluster,
         document=manifest,
+        text=text,
         prior=report.findings if report else (),
     )
     if args.json:

@@ -149,7 +149,8 @@ def _job_and_report(args: argparse.Namespace, cluster: Inventory | None = None):
     inventory = planning or cluster
     if args.job:
         try:
-            manifest = load_manifest(read_input_text(args.job))
+            text = read_input_text(args.job)
+            manifest = load_manifest(text)
             job = job_from_manifest(manifest)
         except (InputFileError, JobYamlError) as exc:
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
@@ -165,6 +166,7 @@ def _job_and_report(args: argparse.Namespace, cluster: Inventory | None = None):
             report,
             inventory,
             document=manifest,
+            text=text,
             prior=report.findings if report else (),
         )
         return job, report, findings
@@ -181,6 +183,8 @@ def _job_and_report(args: argparse.Namespace, cluster: Inventory | None = None):
 
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
+    _positive(args.timeout, "--timeout")
+    _positive(args.run_timeout, "--run-timeout")
     try:
         backend = _backend(args)
         # The cluster's nodes, read once, back the rules' GPU and selector checks.
@@ -251,7 +255,20 @@ def _desired(backend: Backend, name: str) -> dict[str, int]:
     return {r.name: r.replicas for r in job.roles} if job else {}
 
 
+def _positive(seconds: float | None, option: str) -> None:
+    """A duration option below or at zero (or not a number) is a usage error, not a traceback."""
+    if seconds is not None and not (seconds > 0 and seconds < float("inf")):
+        raise UsageError(
+            Text(
+                "{option} takes a number of seconds above 0; got {value}",
+                option=option,
+                value=seconds,
+            )
+        )
+
+
 def run_status(args: argparse.Namespace) -> int:
+    _positive(args.interval, "--interval")
     try:
         backend = _backend(args)
         desired = _desired(backend, args.name)

@@ -283,6 +283,19 @@ _COMMAND_PASSWORDS: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![\w-])-U[ \t]*[\"']?[^\s%\"']+%(?P<value>[^\s\"';&|]+)"),
     # openssl ... -passin pass:PASS / -passout pass:PASS / -k PASS
     re.compile(r"(?<![\w-])-pass(?:in|out)?[ \t]+[\"']?pass:(?P<value>[^\s\"';&|]+)"),
+    # mongo/mongosh/az/oc/cf ... -p PASS, htpasswd -b FILE USER PASS
+    re.compile(
+        rf"\b(?:mongo\w*|az|oc|cf|influx)\b{_COMMAND_TAIL}(?<![\w-])-p[ \t]+{_QUOTED_OR_BARE}"
+    ),
+    re.compile(
+        rf"\bhtpasswd\b{_COMMAND_TAIL}(?<![\w-])-\w*b\w*(?:[ \t]+-\w+)*[ \t]+\S+[ \t]+\S+[ \t]+"
+        rf"{_QUOTED_OR_BARE}"
+    ),
+    # echo PASS | docker login --password-stdin (and any other --password-stdin)
+    re.compile(
+        r"\b(?:echo|printf)[ \t]+(?:-\w+[ \t]+)*[\"']?(?P<value>[^\s\"'|$]+)[\"']?[ \t]*\|"
+        r"[^|\n]*--password-stdin"
+    ),
     # echo USER:PASS | chpasswd, echo PASS | sudo -S, echo PASS | passwd --stdin
     re.compile(
         r"\becho[ \t]+(?:-\w+[ \t]+)*[\"']?[^\s:\"']+:(?P<value>[^\s\"']+)[\"']?[ \t]*\|[ \t]*"
@@ -355,7 +368,9 @@ _NAME_KINDS: tuple[_NameKind, ...] = (
         Text("object-storage secret"),
         min_length=8,
     ),
-    _NameKind(re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE)$"), Text("password assignment")),
+    _NameKind(
+        re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE|(?:^|_)PASS|_PWD)$"), Text("password assignment")
+    ),
     _NameKind(
         re.compile(r"(?:TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)$"),
         Text("generic API token"),
@@ -593,6 +608,26 @@ def secret_findings(manifest: Mapping[str, Any]) -> list[Finding]:
         findings.extend(_finding(hit, text, bound) for hit in hits)
         if not hits and (named := _named_literal(text, path, name)):
             findings.append(_finding(named, text, name))
+    return findings
+
+
+_COMMENT = re.compile(r"(?:^|[ \t])#(?P<comment>[^\n]*)", re.MULTILINE)
+
+
+def comment_secret_findings(text: str) -> list[Finding]:
+    """SEC-SECRET for secrets in the YAML's comments: no value holds them, but the file is
+    what is shared, diffed and kept. (Only lines with no quotes: a '#' in a string is not a
+    comment.)"""
+    findings = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "'" in line or '"' in line:
+            continue
+        match = _COMMENT.search(line)
+        if match is None:
+            continue
+        comment = match.group("comment")
+        for hit in find_secrets(comment, f"(comment, line {number})"):
+            findings.append(_finding(hit, comment))
     return findings
 
 

@@ -133,6 +133,25 @@ def _not_kept(document: Mapping[str, Any]) -> Iterator[_Problem]:
                 seen.add(name)
 
 
+def _storage_twice(document: Mapping[str, Any]) -> Iterator[_Problem]:
+    first: dict[str, int] = {}
+    for index, entry in enumerate(_list(_mapping(document.get("spec")).get("storage"))):
+        name = _mapping(entry).get("name")
+        if not isinstance(name, str):
+            continue
+        if name in first:
+            yield (
+                f"spec.storage[{index}].name",
+                Text(
+                    "Storage {name} is listed twice (first at spec.storage[{first}]); RLark creates one claim per name, so one entry would be lost.",
+                    name=name,
+                    first=first[name],
+                ),
+                Text("Keep one entry per storage name."),
+            )
+        first.setdefault(name, index)
+
+
 def _volume_problems(document: Mapping[str, Any]) -> Iterator[_Problem]:
     spec_root = _mapping(document.get("spec"))
     storage = {_mapping(e).get("name"): _mapping(e) for e in _list(spec_root.get("storage"))}
@@ -231,7 +250,7 @@ def written_findings(document: Any) -> list[Finding]:
         return []
     findings = [
         Finding(NOT_KEPT_RULE, Severity.ERROR, path, text, fix, SOURCE)
-        for path, text, fix in _not_kept(document)
+        for path, text, fix in (*_not_kept(document), *_storage_twice(document))
     ]
     findings += [
         Finding(VOLUME_RULE, Severity.ERROR, path, text, fix, VOLUME_SOURCE)
@@ -261,6 +280,8 @@ def normalised(node: Any, key: str = "") -> Any:
     if isinstance(node, Mapping):
         out = {str(k): normalised(v, str(k)) for k, v in node.items() if not _default(str(k), v)}
         return {k: v for k, v in out.items() if not _default(k, v)}
+    if isinstance(node, float) and node.is_integer():
+        return int(node)  # 1.0 is the integer 1 to the schema and to the API server
     if isinstance(node, list):
         items = [normalised(item) for item in node]
         if key in _BY_NAME:

@@ -8,11 +8,12 @@ rule rests on (``source``). Views, the CLI and the run record all render the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from .i18n import Listing, Text, render
+from .secret_text import redact
 
 Scrub = Callable[[str], str]
 
@@ -44,8 +45,6 @@ class Finding:
             raise TypeError(f"{self.rule_id}: a finding's fix must be Text")
         # One redaction for every finding, whoever made it: a value quoted into a message (a
         # hostPath, an image, jsonschema's detail) never carries a secret's shape to any output.
-        from .rlark.secrets import redact  # the scanner builds findings itself
-
         self._scrub_with(redact)
 
     def _scrub_with(self, scrub: Scrub) -> None:
@@ -87,7 +86,8 @@ class Finding:
 def scrubbed(value: object, scrub: Scrub) -> object:
     """``value`` with ``scrub`` applied to every string it quotes, in a Text at any depth."""
     if isinstance(value, Listing):
-        return Listing([scrubbed(item, scrub) for item in value.params["items"]], value.template)
+        items: Iterable[object] = value.params["items"]  # type: ignore[assignment]
+        return Listing([_as_message(scrubbed(item, scrub)) for item in items], value.template)
     if isinstance(value, Text):
         return value.with_values(
             {name: scrubbed(param, scrub) for name, param in value.params.items()}
@@ -99,6 +99,10 @@ def scrubbed(value: object, scrub: Scrub) -> object:
     text = str(value)
     cleaned = scrub(text)
     return value if cleaned == text else cleaned
+
+
+def _as_message(value: object) -> Text | str:
+    return value if isinstance(value, Text | str) else str(value)
 
 
 def has_errors(findings: list[Finding] | tuple[Finding, ...]) -> bool:

@@ -7,11 +7,10 @@ import json
 
 from ..findings import has_errors
 from ..input_files import InputFileError, read_input_text
+from ..pipeline import given_job, inspect
 from ..rlark.build import recorded_overrides
-from ..rlark.check import check_job
 from ..rlark.schema import schema_findings
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
-from ..rlinf import inspect_config
 from .config_args import (
     add_config_arguments,
     gpu_layout,
@@ -55,11 +54,7 @@ def run(args: argparse.Namespace) -> int:
         if not schema_findings(manifest):  # nothing else explains why it cannot be read
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
             # ... and what it holds is still scanned: a secret there is a secret
-            unread = [
-                f
-                for f in check_job(None, document=manifest, text=text)
-                if f.rule_id != "JOB-SCHEMA"
-            ]
+            unread = given_job(None, document=manifest, text=text).findings
             if unread:
                 print(findings_text(unread, args.lang))
             return 1
@@ -69,16 +64,11 @@ def run(args: argparse.Namespace) -> int:
         config = load_from_args(args, recorded_overrides(job))
         if config is None:
             return 1
-        report = inspect_config(config, gpu_layout(args), search_gpus=False)
-    findings = check_job(
-        job,
-        report,
-        inventory,
-        target_cluster=args.cluster,
-        document=manifest,
-        text=text,
-        prior=report.findings if report else (),
+        report = inspect(config, gpu_layout(args))
+    planned = given_job(
+        job, report, inventory, target_cluster=args.cluster, document=manifest, text=text
     )
+    findings = planned.findings
     if args.json:
         print(
             json.dumps(

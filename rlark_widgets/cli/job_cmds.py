@@ -8,20 +8,18 @@ import sys
 import time
 
 from ..backends.base import Backend, BackendError
-from ..backends.base import blocking as backend_blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..input_files import InputFileError, read_input_text
 from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
+from ..pipeline import PlannedJob, given_job, inspect, submit_checked
 from ..rlark.build import recorded_overrides
-from ..rlark.check import check_job
 from ..rlark.inventory import Inventory
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
-from ..rlinf import inspect_config
-from .backend_args import add_backend_arguments, open_backend
+from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import (
     UsageError,
     add_config_arguments,
@@ -36,7 +34,6 @@ from .render import findings_text, terminal_safe
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
-ENDED_PHASES = ("Succeeded", "Failed", "Stopped")
 #: Records are artefacts to compare and attach to issues: always English, whatever --lang says.
 RECORD_LANG = "en"
 
@@ -127,7 +124,7 @@ def _name_and_backend(parser: argparse.ArgumentParser) -> None:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    return open_backend(args)
+    return backend_from_args(args)
 
 
 def _fail(exc: BackendError, lang: str) -> int:
@@ -135,18 +132,17 @@ def _fail(exc: BackendError, lang: str) -> int:
     return EXIT_FAILED
 
 
-def _say(message: Text | str, lang: str, **print_options) -> None:
-    print(render(message, lang), **print_options)
+def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
+    print(render(message, lang), flush=flush)
 
 
-def _job_and_report(args: argparse.Namespace, cluster: Inventory | None = None):
-    """The Job to submit (from YAML or planned from --config), its report and findings.
+def _planned(args: argparse.Namespace, cluster: Inventory | None = None) -> PlannedJob | None:
+    """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
 
-    ``cluster`` is the backend's own inventory: without --inventory the rules check GPU
-    capacity and node selections against the nodes the cluster has.
+    ``cluster`` is the backend's own inventory: without --inventory the plan and the rules
+    (GPU capacity, node selections) use the nodes the cluster has.
     """
-    planning = load_inventory_arg(args)
-    inventory = planning or cluster
+    inventory = load_inventory_arg(args) or cluster
     if args.job:
         try:
             text = read_input_text(args.job)
@@ -160,58 +156,44 @@ def _job_and_report(args: argparse.Namespace, cluster: Inventory | None = None):
             config = load_from_args(args, recorded_overrides(job))
             if config is None:
                 return None
-            report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        findings = check_job(
-            job,
-            report,
-            inventory,
-            document=manifest,
-            text=text,
-            prior=report.findings if report else (),
+            report = inspect(config, gpu_layout(args))
+        return given_job(
+            job, report, inventory, target_cluster=args.cluster, document=manifest, text=text
         )
-        return job, report, findings
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    planned = plan_from_args(args, planning, check_inventory=inventory)
-    if planned is None:
-        return None
-    if planned.job is None:
+    planned = plan_from_args(args, inventory)
+    if planned is not None and planned.job is None:
         print(findings_text(planned.findings, args.lang))
         return None
-    return planned.job, planned.report, planned.findings
+    return planned
 
 
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
-    _positive(args.timeout, "--timeout")
-    _positive(args.run_timeout, "--run-timeout")
     try:
         backend = _backend(args)
-        # The cluster's nodes, read once, back the rules' GPU and selector checks.
+        # The cluster's nodes, read once, back the plan's and the rules' node checks.
         cluster = backend.inventory() if backend.name == "kubernetes" else None
     except BackendError as exc:
         return _fail(exc, lang)
-    built = _job_and_report(args, cluster)
-    if built is None:
+    planned = _planned(args, cluster)
+    if planned is None or planned.job is None:
         return EXIT_FAILED
-    job, report, findings = built
+    job = planned.job
     if args.namespace:
         job.namespace = args.namespace
     try:
-        findings = [*findings, *backend.preflight(job)]
-        shown = [f for f in findings if f.severity is not Severity.INFO]
+        submission = submit_checked(backend, planned)
+        shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
-        blocking = backend_blocking(findings, backend.name)
-        if blocking:
-            not_submitted = Text("Not submitted: {count} error(s) above.", count=len(blocking))
+        if submission.result is None:
+            count = len(submission.blocking)
+            not_submitted = Text("Not submitted: {count} error(s) above.", count=count)
             print("\n" + not_submitted.render(lang), file=sys.stderr)
             return EXIT_FAILED
-        result = backend.submit(
-            job,
-            expansion=report.expansion if report else None,
-            config=report.config if report else None,
-        )
+        result = submission.result
     except BackendError as exc:
         return _fail(exc, lang)
     _say(
@@ -256,8 +238,8 @@ def _desired(backend: Backend, name: str) -> dict[str, int]:
 
 
 def _positive(seconds: float | None, option: str) -> None:
-    """A duration option below or at zero (or not a number) is a usage error, not a traceback."""
-    if seconds is not None and not (seconds > 0 and seconds < float("inf")):
+    """A duration option at or below zero (or not a number) is a usage error, not a traceback."""
+    if seconds is not None and not 0 < seconds < float("inf"):
         raise UsageError(
             Text(
                 "{option} takes a number of seconds above 0; got {value}",
@@ -295,8 +277,7 @@ def run_status(args: argparse.Namespace) -> int:
                     print("\x1b[2J\x1b[H", end="")
                 lines = summary_lines(snap, desired, result, args.lang)
                 print(terminal_safe("\n".join(lines)))
-            ended = not snap.exists or snap.phase in ENDED_PHASES
-            if not args.watch or ended:
+            if not args.watch or snap.ended:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
             refreshing = Text(
                 "(refreshing every {seconds} s; Ctrl-C stops watching, the Job keeps running)",

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-API_VERSION = "rlark.io/v1alpha1"
+from ..contract import API_VERSION
+
 KIND = "Job"
 MAIN_CONTAINER = "main"
 GPU_RESOURCE = "nvidia.com/gpu"
-DEVICE_PREFIX = "rlinf.io/"
 MountKind = Literal["hostPath", "storage"]
 
 

@@ -9,7 +9,7 @@ built from one (``url: http://${host}/``, ``host: ${oc.env:HOST}``) is one of th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .interpolation_budget import REFERENCE, raw_tree, reference_target
@@ -19,7 +19,7 @@ from .loader import RLinfConfig
 _FROM_ENVIRONMENT = re.compile(r"\$\{\s*(?:oc\.env|env)\s*:\s*([^,}\s]+)")
 
 
-def _walk(node: Any, where: tuple[str, ...] = ()):
+def _walk(node: Any, where: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
     if isinstance(node, dict):
         for key, value in node.items():
             yield from _walk(value, (*where, str(key)))

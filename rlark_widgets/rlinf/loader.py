@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, Node, OmegaConf
 
 from ..findings import Finding, Severity
 from ..i18n import Text
@@ -282,7 +282,7 @@ def _environment(env: Mapping[str, str]) -> Iterator[None]:
 
 
 def _error_chain_text(exc: BaseException) -> str:
-    texts = []
+    texts: list[str] = []
     current: BaseException | None = exc
     while current is not None and len(texts) < 8:
         texts.append(str(current))
@@ -369,6 +369,12 @@ def _guess_variable(name: str, file: Path) -> str | None:
     return None
 
 
+def _as_written(container: DictConfig | ListConfig, key: Any) -> Any:
+    """A value as the config writes it (an interpolation that failed to resolve)."""
+    child = container._get_node(key)  # noqa: SLF001 - OmegaConf keeps the expression here
+    return child._value() if isinstance(child, Node) else None
+
+
 def _resolve_all(config: DictConfig, unresolved: list[UnresolvedValue]) -> dict[str, Any]:
     """Resolve every value within the interpolation budget; nesting too deep for Python's
     stack (from a config group file our depth check did not read) is one clear error."""
@@ -400,7 +406,7 @@ def _resolve(
         out: dict[str, Any] = {}
         for key in keys:
             child_where = (*where, str(key))
-            raw = node._get_node(key)._value()  # noqa: SLF001 - the value as written
+            raw = _as_written(node, key)
             child_path = (
                 f"{path}[{key}]"
                 if isinstance(node, ListConfig)
@@ -408,7 +414,9 @@ def _resolve(
                 if path
                 else str(key)
             )
-            reason = budget.refusal(child_where) if _is_interpolation(raw) else None
+            reason: Text | str | None = (
+                budget.refusal(child_where) if _is_interpolation(raw) else None
+            )
             if reason is None:
                 try:
                     child = node[key]
@@ -421,7 +429,7 @@ def _resolve(
                         out[str(key)] = _resolve(child, inner, child_path, unresolved, budget)
                         continue
                     reason = spent
-            unresolved.append(UnresolvedValue(child_path, str(raw), reason))
+            unresolved.append(UnresolvedValue(child_path, str(raw), reason or ""))
             out[str(key)] = raw
         return out if isinstance(node, DictConfig) else list(out.values())
     return node

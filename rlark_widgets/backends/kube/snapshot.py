@@ -86,7 +86,7 @@ def _tasks(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     if not status:
         return []
     tasks = status.get("tasks") if isinstance(status, Mapping) else None
-    return [t for t in tasks if isinstance(t, Mapping)] if isinstance(tasks, list) else None
+    return [t for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else None
 
 
 def _phase(obj: Mapping[str, Any]) -> str | None:

@@ -30,11 +30,12 @@ from typing import Any
 
 import psutil
 
+from ...contract import CATEGORY_LABEL, CLUSTER_LABEL
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...input_files import read_input_text
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from ...rlark.inventory import Inventory, NodeInfo
 from ...rlark.job import Job
 from ...rlark.written import normal_text
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml

@@ -5,19 +5,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from ...contract import (
+    RANK_ENV,
+    RAY_ADDRESS_ENV,
+    RAY_HEAD_IP_ENV,
+    RAY_NODE_IP_ENV,
+    RESERVED_ENV,
+    RESERVED_ENV_PREFIXES,
+)
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
 
-#: Set by RLark itself on every Worker; a user value would be overwritten or break the layout.
 #: What RLark sets each reserved name to on every Worker: the message says it for that name.
-RESERVED_ENV = {
-    "RLINF_NODE_RANK": Text("RLINF_NODE_RANK = role order x worker index"),
-    "RAY_ADDRESS": Text("the address of the Ray head the Worker joins"),
-    "RAY_HEAD_IP": Text("the IP of the Header's Worker, where the Ray head runs"),
-    "RAY_NODE_IP_ADDRESS": Text("the Worker's own IP, as Ray announces it"),
+RESERVED_USE = {
+    RANK_ENV: Text("RLINF_NODE_RANK = role order x worker index"),
+    RAY_ADDRESS_ENV: Text("the address of the Ray head the Worker joins"),
+    RAY_HEAD_IP_ENV: Text("the IP of the Header's Worker, where the Ray head runs"),
+    RAY_NODE_IP_ENV: Text("the Worker's own IP, as Ray announces it"),
 }
-RESERVED_ENV_PREFIXES = ("RLARK_",)
 RESERVED_PREFIX_USE = Text(
     "names starting with RLARK_ carry the platform's own facts, such as the role"
 )
@@ -40,7 +46,7 @@ def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
                     Text(
                         "{name} is set by RLark on every Worker ({use}); a role must not set it.",
                         name=name,
-                        use=RESERVED_ENV.get(name, RESERVED_PREFIX_USE),
+                        use=RESERVED_USE.get(name, RESERVED_PREFIX_USE),
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
                 )

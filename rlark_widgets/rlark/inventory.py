@@ -83,6 +83,8 @@ class Inventory:
 
 def load_inventory(path: str | Path) -> Inventory:
     file = Path(path)
+    if not file.exists():
+        raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
     try:
         text = read_input_text(file)
     except InputFileError as exc:

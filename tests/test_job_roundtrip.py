@@ -224,3 +224,8 @@ def test_a_different_job_under_an_existing_name_exits_1(kube, tmp_path: Path, ca
     code, out, _ = cli(capsys, "submit", str(job_file), *backend)
     assert code == 1 and "Not submitted again: resume." in out and "It was NOT overwritten" in out
     assert normal_text(stored(kube, "resume")) == normal_text(BASE)
+    relabelled = copy.deepcopy(BASE)  # a label is part of what the user wrote, too
+    relabelled["metadata"]["labels"]["team"] = "other"
+    job_file.write_text(yaml.safe_dump(relabelled))
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    assert code == 1 and "metadata.labels.team" in out

@@ -32,6 +32,7 @@ from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
+from ...rlark.written import normalised
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
@@ -49,19 +50,26 @@ from .preflight import (
 from .snapshot import SnapshotReader, read_job, read_log
 
 
-def _spec(manifest: Mapping[str, Any]) -> Any:
-    """A Job's spec in our canonical shape, so server-side key order or extras do not count."""
-    try:
-        return Job.from_manifest(dict(manifest)).to_manifest()["spec"]
-    except (KeyError, TypeError, ValueError, StopIteration):
-        return manifest.get("spec")
+def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What the user wrote of a Job (spec, labels, annotations) in its normal form, so
+    server-side key order, defaults or metadata do not count as a difference."""
+    metadata = manifest.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    return normalised(
+        {
+            "metadata": {k: metadata.get(k) for k in ("labels", "annotations")},
+            "spec": manifest.get("spec"),
+        }
+    )
 
 
-def _differences(ours: Any, theirs: Any, path: str = "spec") -> Iterator[str]:
+def _differences(ours: Any, theirs: Any, path: str = "") -> Iterator[str]:
     """Paths where two specs differ (lists element by element)."""
     if isinstance(ours, dict) and isinstance(theirs, dict):
         for key in sorted(ours.keys() | theirs.keys()):
-            yield from _differences(ours.get(key), theirs.get(key), f"{path}.{key}")
+            yield from _differences(
+                ours.get(key), theirs.get(key), f"{path}.{key}" if path else key
+            )
     elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             yield from _differences(a, b, f"{path}[{index}]")
@@ -193,7 +201,7 @@ class KubernetesBackend:
                 Text("Submit again."),
             )
         where, status = self._where(name), f"rlark-migrate status {name} --backend kubernetes"
-        differences = list(_differences(_spec(manifest), _spec(current)))
+        differences = list(_differences(_written(manifest), _written(current)))
         if not differences and ours:
             message = Text(
                 "Created Job '{name}' in namespace '{namespace}' (the first answer was lost; the"

@@ -44,13 +44,11 @@ def _mount_paths(ctx: RuleContext) -> Iterator[Hit]:
                     Text("hostPath source '{source}' is not absolute.", source=mount.source),
                     Text("Use the absolute directory on the node."),
                 )
-            for field, value in (
-                (f"{CONTAINER}.volumeMounts[{m_index}].mountPath", mount.mount_path),
-                (f"template.spec.volumes[{m_index}].hostPath.path", mount.source),
-            ):
-                if (field.endswith("mountPath") or mount.kind == "hostPath") and ".." in (
-                    PurePosixPath(value).parts
-                ):
+            written = [(f"{CONTAINER}.volumeMounts[{m_index}].mountPath", mount.mount_path)]
+            if mount.kind == "hostPath":
+                written.append((f"template.spec.volumes[{m_index}].hostPath.path", mount.source))
+            for field, value in written:
+                if ".." in PurePosixPath(value).parts:
                     yield (
                         ctx.role_path(index, field),
                         Text(

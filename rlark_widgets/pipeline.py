@@ -20,6 +20,7 @@ from .rlark.facts import RecordFacts
 from .rlark.inventory import Inventory
 from .rlark.job import Job, Role
 from .rlark.planner import Plan, plan_roles
+from .rlark.secrets import redact_findings
 from .rlinf import ConfigReport, GpuLayout, RLinfConfig, inspect_config
 
 
@@ -146,7 +147,10 @@ def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     """
     if planned.job is None:  # RLinf rejected the plan: its errors say why
         return Submission(planned.findings, blocking(planned.findings, backend.name), None)
-    findings = [*planned.findings, *backend.preflight(planned.job)]
+    # The backend's findings quote the Job too: they are redacted like the Job's own.
+    findings = redact_findings(
+        [*planned.findings, *backend.preflight(planned.job)], planned.job.to_manifest()
+    )
     stopping = blocking(findings, backend.name)
     if stopping:
         return Submission(findings, stopping, None)

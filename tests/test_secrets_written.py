@@ -288,3 +288,21 @@ def test_a_secret_in_a_comment_of_the_job_file_is_found(tmp_path: Path, capsys) 
     code, printed = _check_outputs(capsys, job_file)
     assert code == 1 and "SEC-SECRET" in printed and "(comment, line" in printed
     assert PLANTED_TOKEN not in printed
+
+
+def test_preflight_findings_never_echo_the_job_s_secrets(kube, tmp_path: Path, capsys) -> None:
+    """K8S-STORAGECLASS quotes the class name; a value flagged elsewhere stays out of it."""
+    document = copy.deepcopy(BASE)
+    main = document["spec"]["tasks"][0]["template"]["spec"]["containers"][0]
+    main["env"] = [{"name": "DB_PASSWORD", "value": PASSWORD}]
+    document["spec"]["storage"] = [
+        {"name": "ckpt", "storageClassName": PASSWORD, "claimName": "my-existing-pvc"}
+    ]
+    job_file = tmp_path / "job.yaml"
+    job_file.write_text(yaml.safe_dump(document))
+    config = write_kubeconfig(tmp_path / "kubeconfig", kube.url, NAMESPACE)
+    code, out, err = cli(
+        capsys, "submit", str(job_file), "--backend", "kubernetes", "--kubeconfig", str(config)
+    )
+    assert code == 1 and "K8S-STORAGECLASS" in out and "SEC-SECRET" in out
+    assert PASSWORD not in out + err

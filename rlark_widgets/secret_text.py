@@ -5,10 +5,9 @@ findings for a Job) and under every redaction: findings, previews, logs and reco
 below :mod:`rlark_widgets.findings` so that every finding, whoever makes it, is redacted.
 
 The seeds forbid passwords, private keys, access tokens and object-storage keys in env vars,
-prepare/run scripts and the Job YAML (保护敏感信息): a manifest is stored, shown, diffed and kept
-in the run record, so anything in it is as good as published. This module finds such values,
-reports them as :class:`~rlark_widgets.findings.Finding` objects that say *where* without ever
-repeating the secret, and redacts text before it reaches previews, logs or records.
+prepare/run scripts and the Job YAML (保护敏感信息). Besides shapes and names, passwords handed
+to commands (``curl -u``, ``sshpass -p``, ``mysql -pPASS``, a ``.netrc``) and base64 that
+wraps a key or a token are found.
 
 Design choices, so that errors (which block submission) stay trustworthy:
 

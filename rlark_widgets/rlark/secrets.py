@@ -1,29 +1,10 @@
-"""Secret detection for RLark Jobs (rules SEC-SECRET and SEC-SSH-PRIVATE).
+"""Secret findings for RLark Jobs (SEC-SECRET, SEC-SSH-PRIVATE, SEC-REDACTED).
 
-The seeds forbid passwords, private keys, access tokens and object-storage keys in env vars,
-prepare/run scripts and the Job YAML (保护敏感信息): a manifest is stored, shown, diffed and kept
-in the run record, so anything in it is as good as published. This module finds such values,
-reports them as :class:`~rlark_widgets.findings.Finding` objects that say *where* without ever
-repeating the secret, and redacts text before it reaches previews, logs or records.
-
-Design choices, so that errors (which block submission) stay trustworthy:
-
-* A value is only flagged when it has a recognisable shape (``AKIA…``, ``ghp_…``, a PEM block,
-  a JWT, credentials in a URL…) or when it is a *literal* bound to a secret-looking name
-  (``DB_PASSWORD=…``, ``accessKeySecret: …``). Free-floating high-entropy strings (digests,
-  commit hashes, UUIDs, base64 images) are never flagged on their own.
-* References are not secrets: ``$X``, ``${X}``, ``$(cmd)``, ``${oc.env:X}``, ``{{ x }}``,
-  ``<placeholder>``, masks (``***``, ``xxxx``), ``null`` and flag-like values (``true``,
-  ``off``, ``0``, ``1``: ``HF_HUB_DISABLE_IMPLICIT_TOKEN=1`` is a switch), file paths
-  (``/run/secrets/db``) and our own ``«redacted:…»`` markers.
-* Known default passwords such as ``changeme`` or ``minio123`` *are* flagged: they still
-  authenticate against a default-configured service, and the fix (inject it from a Secret)
-  is the same.
-* Generic ``*_TOKEN`` / ``*_SECRET`` / ``*_API_KEY`` assignments in text need a value of at
-  least 16 characters, two character classes and Shannon entropy >= 3.5 bits/char, so words
-  (``pad_token: <pad>``, ``API_KEY=your-api-key-here``) pass. Env vars and mapping entries of
-  the manifest are stricter: any literal under a secret-looking name is reported, because the
-  name alone says the value is a credential.
+A manifest is stored, shown, diffed and kept in the run record, so anything in it is as good as
+published. This module scans what the user wrote, all of it (every key and value, sshKeys,
+labels, unknown fields, the file's comments), reports each secret as a finding that says
+*where* without repeating it, and takes every value it flags out of all other findings.
+The scanner itself, and the text redaction, are :mod:`rlark_widgets.secret_text`.
 """
 
 from __future__ import annotations

@@ -28,7 +28,10 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="check an RLark Job YAML against the schema and the rules",
         description="Validate a Job YAML against the jobs.rlark.io schema and run the rule catalogue. "
         "With --config, the PLN rules compare it with the RLinf config (Workers vs num_nodes, GPUs "
-        "and devices per RLINF_NODE_RANK). Exit code 1 when an error finding exists.",
+        "and devices per RLINF_NODE_RANK), composed with the overrides the Job records (its "
+        "annotation and run script; -o/--override on the command line wins). Every key and value "
+        "of the file, and its comments, are scanned for secrets. Exit code 1 when an error "
+        "finding exists.",
     )
     parser.add_argument("job", metavar="JOB.yaml", help="the Job YAML to check")
     add_config_arguments(parser, positional=False)

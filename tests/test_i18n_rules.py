@@ -88,9 +88,8 @@ VARIANTS: list[tuple[str, Builder, str]] = [
         )
         for name, use in (
             ("RLINF_NODE_RANK", "RLINF_NODE_RANK = role order x worker index"),
-            ("RAY_HEAD_IP", "the IP of the Header's Worker, where the Ray head runs"),
-            ("RAY_NODE_IP_ADDRESS", "the Worker's own IP, as Ray announces it"),
-            ("RLARK_ROLE", "names starting with RLARK_ carry the platform's own facts"),
+            ("RAY_HEAD_IP", "the site profile reserves it for the platform"),
+            ("RLARK_ROLE", "the site profile reserves it for the platform"),
         )
     ),
     (

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..backends.base import BackendError
 from ..findings import has_errors
 from ..input_files import InputFileError, read_input_text
 from ..pipeline import given_job, inspect
@@ -18,20 +19,23 @@ from .config_args import (
     load_from_args,
     print_error,
 )
-from .plan_cmd import load_inventory_arg
+from .plan_cmd import add_live_arguments, load_inventory_arg, site_json
 from .render import findings_text
+from .site_args import provenance_line, site_from_args
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "check",
         help="check an RLark Job YAML against the schema and the rules",
-        description="Validate a Job YAML against the jobs.rlark.io schema and run the rule catalogue. "
-        "With --config, the PLN rules compare it with the RLinf config (Workers vs num_nodes, GPUs "
-        "and devices per RLINF_NODE_RANK), composed with the overrides the Job records (its "
-        "annotation and run script; -o/--override on the command line wins). Every key and value "
-        "of the file, and its comments, are scanned for secrets. Exit code 1 when an error "
-        "finding exists.",
+        description="Validate a Job YAML (ours, or the YAML the RLark console previews) against "
+        "the Job schema of the site profile and run the rule catalogue. Fields our schema does not "
+        "know are reported as infos (JOB-UNKNOWN-FIELD), and as errors (JOB-NOT-KEPT) when the Job "
+        "could not submit them as written. With --config, the PLN rules compare it with the RLinf "
+        "config (Workers vs num_nodes, GPUs and devices per RLINF_NODE_RANK), composed with the "
+        "overrides the Job records (its annotation and run script; --override on the command line "
+        "wins). Every key and value of the file, and its comments, are scanned for secrets. Exit "
+        "code 1 when an error finding exists.",
     )
     parser.add_argument("job", metavar="JOB.yaml", help="the Job YAML to check")
     add_config_arguments(parser, positional=False)
@@ -39,12 +43,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--inventory", metavar="NODES.yaml", help="nodes to check node selections against"
     )
     parser.add_argument("--cluster", metavar="NAME", help="target cluster in the inventory")
+    add_live_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    inventory = load_inventory_arg(args)
+    site = site_from_args(args)
+    try:
+        inventory = load_inventory_arg(args)
+    except BackendError as exc:
+        print_error(exc.text, exc.fix_text, args.lang)
+        return 1
     try:
         text = read_input_text(args.job)
         manifest = load_manifest(text)
@@ -52,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
         print_error(exc.text, exc.fix_text, args.lang, path=args.job)
         return 1
     try:
-        job = job_from_manifest(manifest)
+        job = job_from_manifest(manifest, site)
     except JobYamlError as exc:
-        if not schema_findings(manifest):  # nothing else explains why it cannot be read
+        if not schema_findings(manifest, site, unknown_as_info=True):  # the only explanation
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
             # ... and what it holds is still scanned: a secret there is a secret
-            unread = given_job(None, document=manifest, text=text).findings
+            unread = given_job(None, site=site, document=manifest, text=text).findings
             if unread:
                 print(findings_text(unread, args.lang))
             return 1
@@ -69,7 +79,14 @@ def run(args: argparse.Namespace) -> int:
             return 1
         report = inspect(config, gpu_layout(args))
     planned = given_job(
-        job, report, inventory, target_cluster=args.cluster, document=manifest, text=text
+        job,
+        report,
+        inventory,
+        target_cluster=args.cluster,
+        site=site,
+        unknown_as_info=True,
+        document=manifest,
+        text=text,
     )
     findings = planned.findings
     if args.json:
@@ -78,10 +95,12 @@ def run(args: argparse.Namespace) -> int:
                 {
                     "ok": not has_errors(findings),
                     "findings": [f.to_dict(args.lang) for f in findings],
+                    "site": site_json(site, args.lang),
                 },
                 indent=2,
             )
         )
     else:
+        print(provenance_line(site, args.lang))
         print(findings_text(findings, args.lang))
     return 1 if has_errors(findings) else 0

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from ..backends.base import Backend, BackendError
+from ..backends.base import Backend, BackendError, blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..input_files import InputFileError, read_input_text
@@ -15,7 +15,6 @@ from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
 from ..pipeline import PlannedJob, given_job, inspect, submit_checked
 from ..rlark.build import recorded_overrides
-from ..rlark.inventory import Inventory
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
@@ -31,6 +30,7 @@ from .config_args import (
 )
 from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
 from .render import findings_text, terminal_safe
+from .site_args import provenance_line, site_from_args
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -136,18 +136,22 @@ def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
     print(render(message, lang), flush=flush)
 
 
-def _planned(args: argparse.Namespace, cluster: Inventory | None = None) -> PlannedJob | None:
+def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
     """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
 
-    ``cluster`` is the backend's own inventory: without --inventory the plan and the rules
-    (GPU capacity, node selections) use the nodes the cluster has.
+    Without --inventory, a Kubernetes backend's live nodes are the inventory (the plan's
+    selectors and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
     """
-    inventory = load_inventory_arg(args) or cluster
+    site = site_from_args(args)
+    if args.inventory:
+        inventory = load_inventory_arg(args)
+    else:
+        inventory = backend.inventory() if backend.name == "kubernetes" else None
     if args.job:
         try:
             text = read_input_text(args.job)
             manifest = load_manifest(text)
-            job = job_from_manifest(manifest)
+            job = job_from_manifest(manifest, site)
         except (InputFileError, JobYamlError) as exc:
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
             return None
@@ -158,7 +162,13 @@ def _planned(args: argparse.Namespace, cluster: Inventory | None = None) -> Plan
                 return None
             report = inspect(config, gpu_layout(args))
         return given_job(
-            job, report, inventory, target_cluster=args.cluster, document=manifest, text=text
+            job,
+            report,
+            inventory,
+            target_cluster=args.cluster,
+            site=site,
+            document=manifest,
+            text=text,
         )
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
@@ -173,21 +183,29 @@ def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
     try:
         backend = _backend(args)
-        # The cluster's nodes, read once, back the plan's and the rules' node checks.
-        cluster = backend.inventory() if backend.name == "kubernetes" else None
+        planned = _planned(args, backend)
     except BackendError as exc:
         return _fail(exc, lang)
-    planned = _planned(args, cluster)
     if planned is None or planned.job is None:
         return EXIT_FAILED
     job = planned.job
     if args.namespace:
         job.namespace = args.namespace
+    print(provenance_line(planned.site, lang))
     try:
         submission = submit_checked(backend, planned)
         shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
+        errors = [f for f in shown if f.severity is Severity.ERROR]
+        cluster_only = [f for f in errors if f not in blocking(errors, backend.name)]
+        if cluster_only and submission.result is not None:
+            note = Text(
+                "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
+                count=len(cluster_only),
+                rules=", ".join(sorted({f.rule_id for f in cluster_only})),
+            )
+            print(note.render(lang))
         if submission.result is None:
             count = len(submission.blocking)
             not_submitted = Text("Not submitted: {count} error(s) above.", count=count)

@@ -15,11 +15,23 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from ..contract import API_VERSION
+from .site import SiteProfile, example_site
 
-KIND = "Job"
 MAIN_CONTAINER = "main"
-GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def _example_api_version() -> str:
+    return example_site().api_version
+
+
+def _example_kind() -> str:
+    return example_site().kind
+
+
+def _example_gpu() -> str:
+    return example_site().gpu_resource
+
+
 MountKind = Literal["hostPath", "storage"]
 
 
@@ -79,6 +91,10 @@ class Job:
     labels: dict[str, str] = field(default_factory=dict)
     #: ``spec.storage`` entries no mount uses (a sidecar's, or kept for later), as written.
     other_storage: list[dict[str, Any]] = field(default_factory=list)
+    #: the site's Job API and GPU resource (a Job read from YAML keeps what it says)
+    api_version: str = field(default_factory=_example_api_version)
+    kind: str = field(default_factory=_example_kind)
+    gpu_resource: str = field(default_factory=_example_gpu)
 
     @property
     def total_workers(self) -> int:
@@ -119,12 +135,17 @@ class Job:
         storage = self._storage()
         if storage:
             spec["storage"] = storage
-        return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": spec}
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "metadata": metadata,
+            "spec": spec,
+        }
 
     def _task(self, role: Role) -> dict[str, Any]:
         limits: dict[str, Any] = {}
         if role.gpus:
-            limits[GPU_RESOURCE] = role.gpus
+            limits[self.gpu_resource] = role.gpus
         limits.update(role.devices)
         container: dict[str, Any] = {"name": MAIN_CONTAINER, "image": role.image}
         if role.env:
@@ -181,19 +202,26 @@ class Job:
         return [*entries.values(), *(copy.deepcopy(e) for e in self.other_storage)]
 
     @classmethod
-    def from_manifest(cls, manifest: dict[str, Any]) -> Job:
+    def from_manifest(cls, manifest: dict[str, Any], site: SiteProfile | None = None) -> Job:
         """Read a manifest back (inverse of :meth:`to_manifest`); raises KeyError/TypeError on bad shapes.
 
-        Every field the schema allows is kept (see ``tests/test_job_roundtrip.py``); what a Job
-        cannot keep is named by :func:`rlark_widgets.rlark.written.written_findings`.
+        ``apiVersion`` and ``kind`` are kept as written; ``site`` names the GPU resource. Every
+        field the schema allows is kept (see ``tests/test_job_roundtrip.py``); what a Job cannot
+        keep is named by :func:`rlark_widgets.rlark.written.written_findings`.
         """
+        site = site or example_site()
         metadata, spec = manifest["metadata"], manifest["spec"]
         storage = {s["name"]: s for s in spec.get("storage") or []}
+        gpu = site.gpu_resource
         roles = [
-            _role_from_task(task, storage, metadata["name"]) for task in spec.get("tasks") or []
+            _role_from_task(task, storage, metadata["name"], gpu)
+            for task in spec.get("tasks") or []
         ]
         used = {m.name for r in roles for m in r.mounts if m.kind == "storage" and m.source}
         return cls(
+            api_version=str(manifest.get("apiVersion") or site.api_version),
+            kind=str(manifest.get("kind") or site.kind),
+            gpu_resource=gpu,
             name=metadata["name"],
             namespace=metadata.get("namespace", "default"),
             annotations=dict(metadata.get("annotations") or {}),
@@ -246,13 +274,15 @@ def _mount(
     return Mount(vm["name"], "storage", source, vm["mountPath"], read_only, claim)
 
 
-def _role_from_task(task: dict[str, Any], storage: dict[str, Any], job_name: str) -> Role:
+def _role_from_task(
+    task: dict[str, Any], storage: dict[str, Any], job_name: str, gpu_resource: str
+) -> Role:
     pod_spec = task["template"]["spec"]
     containers = pod_spec["containers"]
     main_index = main_container_index(containers)
     container = containers[main_index]
     limits = dict((container.get("resources") or {}).get("limits") or {})
-    gpus = int(limits.pop(GPU_RESOURCE, 0))
+    gpus = int(limits.pop(gpu_resource, 0))
     volumes = {v["name"]: v for v in pod_spec.get("volumes") or []}
     mounts = [
         _mount(vm, volumes.get(vm["name"], {}), storage, job_name)

@@ -244,6 +244,50 @@ def _volume_problems(document: Mapping[str, Any]) -> Iterator[_Problem]:
                     paths.setdefault(key, m_index)
 
 
+def differences(ours: Any, theirs: Any, path: str = "") -> Iterator[str]:
+    """Paths where two documents differ (lists element by element)."""
+    if isinstance(ours, Mapping) and isinstance(theirs, Mapping):
+        for key in sorted(set(ours) | set(theirs), key=str):
+            child = f"{path}.{key}" if path else str(key)
+            yield from differences(ours.get(key), theirs.get(key), child)
+    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+            yield from differences(a, b, f"{path}[{index}]")
+    elif ours != theirs:
+        yield path or "(document)"
+
+
+#: At most this many dropped fields are named (the first ones say what is wrong).
+MAX_DROPPED = 20
+
+
+def dropped_findings(document: Any, submitted: Mapping[str, Any]) -> list[Finding]:
+    """JOB-NOT-KEPT for every field the Job would not submit as written: the document and the
+    Job's own manifest compared in normal form (status and metadata the Job never keeps are
+    named by :func:`written_findings` already)."""
+    if not isinstance(document, Mapping):
+        return []
+    written = {k: v for k, v in document.items() if k in TOP_LEVEL}
+    metadata = written.get("metadata")
+    if isinstance(metadata, Mapping):
+        written["metadata"] = {k: v for k, v in metadata.items() if k in METADATA}
+    paths = list(differences(normalised(written), normalised(submitted)))
+    return [
+        Finding(
+            NOT_KEPT_RULE,
+            Severity.ERROR,
+            path,
+            Text(
+                "{field} would not be submitted as written (the Job cannot keep it).",
+                field=path,
+            ),
+            Text("Remove it, or write it as the CRD describes (`rlark-migrate crd`)."),
+            SOURCE,
+        )
+        for path in paths[:MAX_DROPPED]
+    ]
+
+
 def written_findings(document: Any) -> list[Finding]:
     """JOB-NOT-KEPT and JOB-VOLUME errors for what the user wrote (any shape, never raises)."""
     if not isinstance(document, Mapping):
@@ -261,14 +305,11 @@ def written_findings(document: Any) -> list[Finding]:
 
 # --- the normal form in which a written Job and a stored one compare -----------------------
 def _default(key: str, value: Any) -> bool:
-    """Values Kubernetes treats as absent: empty, ``readOnly: false``, zero GPUs."""
+    """Values Kubernetes treats as absent: empty, ``readOnly: false``, the default namespace
+    (a resource limit of 0 is dropped by :func:`normalised`)."""
     if value is None or value == "" or value == [] or value == {}:
         return True
-    return (
-        (key == "readOnly" and value is False)
-        or (key == "nvidia.com/gpu" and value == 0)
-        or (key == "namespace" and value == "default")
-    )
+    return (key == "readOnly" and value is False) or (key == "namespace" and value == "default")
 
 
 #: Lists Kubernetes reads by name, whose order carries no meaning.
@@ -278,7 +319,11 @@ _BY_NAME = ("volumes", "containers", "storage")
 def normalised(node: Any, key: str = "") -> Any:
     """``node`` without defaulted values, with lists read by name sorted by name."""
     if isinstance(node, Mapping):
-        out = {str(k): normalised(v, str(k)) for k, v in node.items() if not _default(str(k), v)}
+        out = {
+            str(k): normalised(v, str(k))
+            for k, v in node.items()
+            if not _default(str(k), v) and not (key == "limits" and v == 0)  # 0 of it: none
+        }
         return {k: v for k, v in out.items() if not _default(k, v)}
     if isinstance(node, float) and node.is_integer():
         return int(node)  # 1.0 is the integer 1 to the schema and to the API server

@@ -10,6 +10,7 @@ from ..i18n import Text, TextError
 from ..safe_yaml import YamlStructureError, safe_load
 from .job import MAIN_CONTAINER, Job
 from .schema import wrongly_typed
+from .site import SiteProfile
 
 
 class JobYamlError(TextError, ValueError):
@@ -66,17 +67,17 @@ def _syntax_error(problem: str, mark: yaml.Mark | None) -> Text:
     )
 
 
-def parse_job_yaml(text: str) -> Job:
+def parse_job_yaml(text: str, site: SiteProfile | None = None) -> Job:
     """Read Job YAML back into a Job (the schema's findings say what else is wrong with it)."""
-    return job_from_manifest(load_manifest(text))
+    return job_from_manifest(load_manifest(text), site)
 
 
-def job_from_manifest(manifest: dict[str, Any]) -> Job:
+def job_from_manifest(manifest: dict[str, Any], site: SiteProfile | None = None) -> Job:
     """A parsed manifest as a Job, keeping every field the schema allows.
 
     A value of the wrong type is refused here: the rules read a Job's fields as their types.
     """
-    wrong = wrongly_typed(manifest)
+    wrong = wrongly_typed(manifest, site)
     if wrong:
         raise JobYamlError(
             Text(
@@ -102,7 +103,7 @@ def job_from_manifest(manifest: dict[str, Any]) -> Job:
                 Text("Name the container that runs the Worker main."),
             )
     try:
-        return Job.from_manifest(manifest)
+        return Job.from_manifest(manifest, site)
     except (KeyError, TypeError, ValueError, StopIteration, AttributeError, OverflowError) as exc:
         raise JobYamlError(
             Text(

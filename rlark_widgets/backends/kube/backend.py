@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +32,11 @@ from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
-from ...rlark.written import normalised
+from ...rlark.site import SiteProfile
+from ...rlark.written import differences, normalised
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
+from .api import Action, KubeApi, KubeApiError, RetryPolicy
 from .config import connect
 from .inventory import inventory_from
 from .preflight import (
@@ -63,20 +64,6 @@ def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-def _differences(ours: Any, theirs: Any, path: str = "") -> Iterator[str]:
-    """Paths where two specs differ (lists element by element)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        for key in sorted(ours.keys() | theirs.keys()):
-            yield from _differences(
-                ours.get(key), theirs.get(key), f"{path}.{key}" if path else key
-            )
-    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
-        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-            yield from _differences(a, b, f"{path}[{index}]")
-    elif ours != theirs:
-        yield path
-
-
 class KubernetesBackend:
     """RLark on Kubernetes: inventory, preflight, submit once, snapshot, logs, stop, delete."""
 
@@ -93,18 +80,21 @@ class KubernetesBackend:
         checkpoint_root: str | os.PathLike[str] | None = None,
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
         """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or in-cluster.
 
-        ``cluster`` is the intended ``rlark.io/cluster`` for node selections; ``checkpoint_root``
-        is where the Jobs' output volume is mounted on this machine (no exec needed then).
+        ``cluster`` is the intended cluster (the site's cluster label) for node selections;
+        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no exec
+        needed then); ``site`` names the Job API, the node and Worker labels (else the example).
         """
         context_namespace = None
         if api_client is None:
             api_client, context_namespace = connect(config_file, context)
         self.namespace = namespace or context_namespace or "default"
         self.cluster = cluster
-        self.api = KubeApi(api_client, timeout, retry)
+        self.api = KubeApi(api_client, timeout, retry, site)
+        self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = SnapshotReader(self.api, self.namespace, root)
         self._submit_lock = threading.Lock()
@@ -130,7 +120,9 @@ class KubernetesBackend:
         classes = self.api.call(
             Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
         )
-        return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
+        return inventory_from(
+            nodes["items"], classes["items"], f"kubernetes {self.api.host}", self.site
+        )
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
@@ -156,7 +148,7 @@ class KubernetesBackend:
             "namespace '{namespace}' on {host} ({command})",
             namespace=self.namespace,
             host=self.api.host,
-            command=f"kubectl -n {self.namespace} get {JOBS} {name}",
+            command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name}",
         )
 
     def submit(
@@ -201,8 +193,8 @@ class KubernetesBackend:
                 Text("Submit again."),
             )
         where, status = self._where(name), f"rlark-migrate status {name} --backend kubernetes"
-        differences = list(_differences(_written(manifest), _written(current)))
-        if not differences and ours:
+        changed = list(differences(_written(manifest), _written(current)))
+        if not changed and ours:
             message = Text(
                 "Created Job '{name}' in namespace '{namespace}' (the first answer was lost; the"
                 " server has it exactly as submitted).",
@@ -210,7 +202,7 @@ class KubernetesBackend:
                 namespace=self.namespace,
             )
             return SubmitResult(name, True, message, where)
-        if not differences:
+        if not changed:
             message = Text(
                 "Job '{name}' already exists in namespace '{namespace}' and is identical: not"
                 " submitted again, no duplicate made. Open it with `{status}`.",
@@ -219,7 +211,7 @@ class KubernetesBackend:
                 status=status,
             )
             return SubmitResult(name, False, message, where)
-        shown = ", ".join(differences[:3]) + (" ..." if len(differences) > 3 else "")
+        shown = ", ".join(changed[:3]) + (" ..." if len(changed) > 3 else "")
         message = Text(
             "A different Job named '{name}' already exists in namespace '{namespace}' (it differs"
             " at {paths}). It was NOT overwritten. Open it with `{status}`, delete it first"
@@ -250,7 +242,7 @@ class KubernetesBackend:
                 ),
                 Text(
                     "Look at it with `{command}`.",
-                    command=f"kubectl -n {self.namespace} get {JOBS} {name} -o yaml",
+                    command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name} -o yaml",
                 ),
             ) from None
 

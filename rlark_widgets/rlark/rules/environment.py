@@ -5,14 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ...contract import (
-    RANK_ENV,
-    RAY_ADDRESS_ENV,
-    RAY_HEAD_IP_ENV,
-    RAY_NODE_IP_ENV,
-    RESERVED_ENV,
-    RESERVED_ENV_PREFIXES,
-)
+from ...contract import RANK_ENV, RAY_ADDRESS_ENV, RESERVED_ENV
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
@@ -21,12 +14,9 @@ from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, cove
 RESERVED_USE = {
     RANK_ENV: Text("RLINF_NODE_RANK = role order x worker index"),
     RAY_ADDRESS_ENV: Text("the address of the Ray head the Worker joins"),
-    RAY_HEAD_IP_ENV: Text("the IP of the Header's Worker, where the Ray head runs"),
-    RAY_NODE_IP_ENV: Text("the Worker's own IP, as Ray announces it"),
 }
-RESERVED_PREFIX_USE = Text(
-    "names starting with RLARK_ carry the platform's own facts, such as the role"
-)
+#: A name only the site profile reserves (reservedEnv, reservedEnvPrefixes).
+SITE_RESERVED_USE = Text("the site profile reserves it for the platform")
 #: Variables RLinf's RobotAutoConfig turns into robots on any node that has them (spec §1.6).
 ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_INTERFACE"}
 
@@ -38,15 +28,16 @@ ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_IN
     f"{SEED_JOB} (平台保留名称); DESIGN.md §3",
 )
 def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
+    reserved, prefixes = RESERVED_ENV | ctx.site.reserved_env, ctx.site.reserved_env_prefixes
     for index, role in enumerate(ctx.job.roles):
         for name in role.env:
-            if name in RESERVED_ENV or name.startswith(RESERVED_ENV_PREFIXES):
+            if name in reserved or (prefixes and name.startswith(prefixes)):
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(
                         "{name} is set by RLark on every Worker ({use}); a role must not set it.",
                         name=name,
-                        use=RESERVED_USE.get(name, RESERVED_PREFIX_USE),
+                        use=RESERVED_USE.get(name, SITE_RESERVED_USE),
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
                 )

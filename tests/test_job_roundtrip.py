@@ -9,6 +9,7 @@ the emulator, what ``check`` passed is what ``submit`` stores.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import yaml
@@ -229,3 +230,18 @@ def test_a_different_job_under_an_existing_name_exits_1(kube, tmp_path: Path, ca
     job_file.write_text(yaml.safe_dump(relabelled))
     code, out, _ = cli(capsys, "submit", str(job_file), *backend)
     assert code == 1 and "metadata.labels.team" in out
+
+
+def test_a_console_field_the_job_cannot_send_is_refused_by_name(tmp_path: Path, capsys) -> None:
+    """`check` reads the console's YAML: an unknown field is noted (JOB-UNKNOWN-FIELD) and, as
+    the Job would not submit it, refused by name (JOB-NOT-KEPT); submit then refuses it."""
+    document = copy.deepcopy(BASE)
+    document["spec"]["priorityClass"] = "research"
+    job_file = tmp_path / "console.yaml"
+    job_file.write_text(yaml.safe_dump(document))
+    code, out, _ = cli(capsys, "check", str(job_file), "--json")
+
+    by_rule = {(f["rule_id"], f["path"]): f["severity"] for f in json.loads(out)["findings"]}
+    assert code == 1
+    assert by_rule[("JOB-UNKNOWN-FIELD", "spec.priorityClass")] == "info"
+    assert by_rule[("JOB-NOT-KEPT", "spec.priorityClass")] == "error"

@@ -1,0 +1,76 @@
+"""``check`` on KubeRay YAML: KubeRay's schema, then the rules that apply to a RayJob/RayCluster.
+
+The rule catalogue runs on the Job the manifest reads as (secrets, images, mounts, selectors,
+GPU and device coverage of the placement); rules about RLark-only fields are left out, and every
+finding points at the KubeRay field it concerns.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from ...findings import Finding
+from ...i18n import Text
+from ...rlinf import ConfigReport
+from ..check import check_job
+from ..inventory import Inventory
+from ..secrets import secret_findings
+from .reading import Reading, cluster_spec_path, rank_problem, read_kuberay
+from .schema import kuberay_schema_findings
+
+#: Rules about RLark's own fields: KubeRay has the field (CPU, memory), names PVCs rather than
+#: StorageClasses, or starts Ray with its own command (the export keeps the prepare script).
+NOT_KUBERAY = {"JOB-SCHEMA", "JOB-NO-CPU-MEMORY", "JOB-STORAGE-SOURCE", "JOB-ENTRYPOINT"}
+NO_RUN_SCRIPT = "JOB-RUN-SCRIPT"  # a RayCluster runs none
+_TASK = re.compile(r"^spec\.tasks\[(\d+)\]")
+
+
+def _where(path: str, reading: Reading, manifest: dict[str, Any]) -> str:
+    """An RLark Job path as the KubeRay manifest's path."""
+    match = _TASK.match(path)
+    if match and int(match.group(1)) < len(reading.role_paths):
+        rest = path[match.end() :].replace(".prepareScript", ".template.spec.containers[0].args[0]")
+        return reading.role_paths[int(match.group(1))] + rest
+    if path == "spec.tasks":
+        return cluster_spec_path(manifest)
+    if path.startswith("spec.runScript"):
+        return reading.run_script_path
+    return path
+
+
+def check_kuberay(
+    manifest: dict[str, Any],
+    report: ConfigReport | None = None,
+    inventory: Inventory | None = None,
+    *,
+    target_cluster: str | None = None,
+) -> list[Finding]:
+    """Every finding for a RayJob/RayCluster manifest (the schema's alone when it cannot be read)."""
+    findings = kuberay_schema_findings(manifest)
+    if findings:
+        return [*findings, *secret_findings(manifest)]
+    reading = read_kuberay(manifest)
+    cluster = manifest.get("kind") == "RayCluster"
+    node_groups = bool(report.cluster.node_groups) if report and report.cluster else False
+    if node_groups and not reading.ranked:
+        findings.append(
+            rank_problem(
+                cluster_spec_path(manifest),
+                Text(
+                    "The config has cluster.node_groups, so RLinf requires RLINF_NODE_RANK on"
+                    " every node; no group sets it."
+                ),
+            )
+        )
+    findings += reading.findings
+    for finding in check_job(reading.job, report, inventory, target_cluster=target_cluster):
+        if finding.rule_id in NOT_KUBERAY or (
+            cluster and finding.rule_id.startswith(NO_RUN_SCRIPT)
+        ):
+            continue
+        if finding.rule_id.startswith("SEC-"):
+            continue  # scanned on the manifest itself below, at its own paths
+        findings.append(dataclasses.replace(finding, path=_where(finding.path, reading, manifest)))
+    return [*findings, *secret_findings(manifest)]

@@ -363,12 +363,13 @@ class Cluster:
     """One emulated cluster on its own port: seeded, and driven like RLark and kubelets would."""
 
     jobs = JOBS
+    emulator_class: type[RLarkEmulator] = RLarkEmulator  # a subclass serves more CRDs
 
     def __init__(self, loop: LoopThread, output_dir: Path) -> None:
         self.loop, self.output_dir = loop, output_dir
 
         async def start() -> tuple[RLarkEmulator, kmock.Server]:
-            emulator = RLarkEmulator()
+            emulator = self.emulator_class()
             await emulator.__aenter__()
             server = kmock.Server(emulator, host="127.0.0.1")
             await server.__aenter__()

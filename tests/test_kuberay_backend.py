@@ -1,0 +1,241 @@
+"""The kuberay backend against the emulator serving KubeRay's v1.7.0 CRDs over real HTTP.
+
+Pods are seeded as the KubeRay operator labels them (tests/kuberay_emulator.py); each test
+asserts what a user sees: findings, submit messages, Workers, Ray members, the diagnosis.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kuberay_emulator import kuberay  # noqa: F401  (the fixture)
+from test_kubernetes_backend import CHECKPOINTS, IMAGE, demo_job, host
+
+from rlark_widgets.findings import Severity
+from rlark_widgets.monitor.diagnosis import diagnose
+from rlark_widgets.rlark.job import Job, Role
+from rlark_widgets.rlark.kuberay import ExportOptions
+
+if TYPE_CHECKING:
+    from kuberay_emulator import KubeRayCluster
+
+NAMESPACE = "research"
+
+
+class Config:
+    """An RLinf config as the backend reads it (``get`` of a dotted key)."""
+
+    def __init__(self, node_groups: bool) -> None:
+        self.values = {"cluster.node_groups": [{"label": "franka"}] if node_groups else None}
+
+    def get(self, key: str) -> Any:
+        return self.values.get(key)
+
+
+def claim(kuberay: KubeRayCluster, name: str = "demo-output") -> None:
+    pvc = {"metadata": {"name": name}, "spec": {"storageClassName": "oss-rlinf"}}
+    kuberay.core.create_namespaced_persistent_volume_claim(NAMESPACE, pvc, _preload_content=False)
+
+
+def errors(findings) -> list[tuple[str, str]]:
+    return [(f.rule_id, f.path) for f in findings if f.severity is Severity.ERROR]
+
+
+def test_preflight_checks_crd_access_dry_run_and_the_pvc_kuberay_does_not_create(kuberay):
+    backend = kuberay.backend()
+    job = demo_job()
+    assert errors(backend.preflight(job)) == [("KRAY-PVC-MISSING", "volumes")]
+    claim(kuberay)
+    findings = backend.preflight(job)
+    assert errors(findings) == []
+    assert "KRAY-RANKS" in {f.rule_id for f in findings}
+    kuberay.emulator.access.denied.add(("create", "rayjobs", NAMESPACE))
+    denied = backend.preflight(job)
+    assert errors(denied) == [("KRAY-ACCESS", "metadata.namespace")]
+    access = next(f for f in denied if f.rule_id == "KRAY-ACCESS")
+    assert access.message.startswith("You may not create rayjobs.ray.io in namespace 'research'")
+
+
+def test_a_cluster_without_kuberay_is_told_to_install_the_operator(kube):
+    from rlark_widgets.backends.kube_api import RetryPolicy
+    from rlark_widgets.backends.kuberay import KubeRayBackend
+
+    backend = KubeRayBackend(
+        kube.api_client(), namespace=NAMESPACE, retry=RetryPolicy(backoff=0.01, cap=0.05)
+    )
+    kube.backends.append(backend)
+    found = [f for f in backend.preflight(demo_job()) if f.rule_id == "KRAY-CRD"]
+    assert len(found) == 1 and "the KubeRay operator is not installed here" in found[0].message
+
+
+def test_the_server_refuses_what_kuberays_schema_refuses(kuberay):
+    from rlark_widgets.backends.kuberay.preflight import dry_run_findings
+
+    backend = kuberay.backend()
+    manifest = backend.export(demo_job()).manifest
+    manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["minReplicas"] = "one"
+    found = dry_run_findings(backend.api, manifest)
+    assert [(f.rule_id, f.path) for f in found] == [
+        ("KRAY-DRY-RUN", "spec.rayClusterSpec.workerGroupSpecs[0].minReplicas")
+    ]
+
+
+def test_a_rayjob_goes_from_submit_to_training_with_ranks_members_and_checkpoints(kuberay):
+    backend = kuberay.backend()
+    result = backend.submit(demo_job())
+    assert result.created and result.message == "Created RayJob 'demo' in namespace 'research'."
+    assert "kubectl -n research get rayjobs.ray.io demo" in result.where
+    stored = kuberay.object("RayJob", "demo")
+    groups = stored["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    assert [g["groupName"] for g in groups] == ["actor-rank-1", "env-rank-2"]
+    assert stored["metadata"]["annotations"]["ray.io/overwrite-container-cmd"] == "true"
+
+    snap = backend.snapshot("demo")
+    assert snap.exists and snap.phase == "Pending" and snap.workers == []
+    assert diagnose(snap).title == "RLark has not generated the Job's Tasks yet."
+
+    cluster = kuberay.operate("demo")
+    snap = backend.snapshot("demo")
+    assert [(w.key, w.rank) for w in snap.workers] == [
+        ("header/0", 0),
+        ("actor/0", 1),
+        ("env/0", 2),
+    ]
+    assert [w.head for w in snap.workers] == [True, False, False]
+    assert diagnose(snap).title.startswith("3 of 3 Workers are not running yet")
+
+    ips = kuberay.run_ray("demo", cluster)
+    kuberay.ray_members(cluster)
+    kuberay.checkpoint(CHECKPOINTS, 10)
+    kuberay.checkpoint(CHECKPOINTS, 20)
+    snap = backend.snapshot("demo")
+    assert snap.phase == "Running" and snap.run_script_state == "running"
+    assert {w.name: w.ip for w in snap.workers} == ips
+    assert [(w.role, w.node) for w in snap.workers] == [
+        ("header", "a800-0"),
+        ("actor", "a800-1"),
+        ("env", "robot-0"),
+    ]
+    assert snap.members_alive == 3 and [m.node_rank for m in snap.members] == [0, 1, 2]
+    assert [t["running"] for t in snap.tasks] == [1, 1, 1]
+    assert [c.step for c in snap.checkpoints] == [10, 20] and snap.missing == []
+    verdict = diagnose(snap)
+    assert verdict.ok and verdict.title == "Training: step 20, latest checkpoint global_step_20."
+
+    kuberay.finish("demo", "SUCCEEDED")
+    assert backend.snapshot("demo").phase == "Succeeded"
+
+
+def test_a_dead_ray_member_is_named_by_its_rank(kuberay):
+    backend = kuberay.backend()
+    backend.submit(demo_job())
+    cluster = kuberay.operate("demo")
+    kuberay.run_ray("demo", cluster)
+    kuberay.ray_members(cluster, dead=(f"{cluster}-actor-rank-1-worker-0",))
+    verdict = diagnose(backend.snapshot("demo"))
+    assert verdict.title == "Ray has 2 of 3 members alive: RLinf waits forever for the rest."
+    assert verdict.detail == "Dead: rank 1."
+
+
+def test_checkpoints_are_listed_by_exec_in_the_head_pod_without_a_local_mount(kuberay):
+    backend = kuberay.backend(checkpoint_root=None)
+    backend.submit(demo_job())
+    cluster = kuberay.operate("demo")
+    kuberay.run_ray("demo", cluster)
+    kuberay.ray_members(cluster)
+    kuberay.checkpoint(CHECKPOINTS, 10)
+    snap = backend.snapshot("demo")
+    assert [c.step for c in snap.checkpoints] == [10] and snap.missing == []
+
+
+def test_identical_replicas_share_one_group_without_ranks_when_the_config_has_no_node_groups(
+    kuberay,
+):
+    job = Job(
+        "flat",
+        [
+            Role("header", 1, IMAGE, head=True, gpus=8, node_selector=host("gpu-a", "a800-0")),
+            Role("workers", 2, IMAGE, gpus=8, node_selector={"rlark.io/cluster": "gpu-a"}),
+        ],
+        run_script="cd /workspace/RLinf && python train.py",
+        namespace=NAMESPACE,
+        annotations={"rlark.io/rlinf-num-nodes": "3"},
+    )
+    backend = kuberay.backend()
+    assert backend.submit(job, config=Config(node_groups=False)).created
+    groups = kuberay.object("RayJob", "flat")["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    assert [(g["groupName"], g["replicas"]) for g in groups] == [("workers", 2)]
+    cluster = kuberay.operate("flat")
+    kuberay.run_ray("flat", cluster)
+    kuberay.ray_members(cluster)
+    snap = backend.snapshot("flat")
+    assert [(w.key, w.rank) for w in snap.workers] == [
+        ("header/0", None),
+        ("workers/0", None),
+        ("workers/1", None),
+    ]
+    assert snap.members_alive == 3 and snap.expected_workers == 3
+    assert backend.job("flat").roles[1].replicas == 2
+
+
+def test_node_groups_give_every_rank_its_own_group(kuberay):
+    backend = kuberay.backend()
+    claim(kuberay)
+    backend.submit(demo_job(), config=Config(node_groups=True))
+    groups = kuberay.object("RayJob", "demo")["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    env = {g["groupName"]: g["template"]["spec"]["containers"][0]["env"] for g in groups}
+    assert env == {
+        "actor-rank-1": [{"name": "RLINF_NODE_RANK", "value": "1"}],
+        "env-rank-2": [{"name": "RLINF_NODE_RANK", "value": "2"}],
+    }
+
+
+def test_a_double_submit_never_creates_a_duplicate_and_a_different_one_is_not_overwritten(
+    kuberay,
+):
+    backend = kuberay.backend()
+    assert backend.submit(demo_job()).created
+    again = backend.submit(demo_job())
+    assert not again.created and "is identical: not submitted again" in again.message
+    other = demo_job()
+    other.roles[1].gpus = 4
+    different = backend.submit(other)
+    assert not different.created and "It was NOT overwritten" in different.message
+    limits = kuberay.object("RayJob", "demo")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
+    assert limits["template"]["spec"]["containers"][0]["resources"]["limits"] == {
+        "nvidia.com/gpu": 8
+    }
+
+
+def test_logs_stop_and_delete(kuberay):
+    backend = kuberay.backend()
+    backend.submit(demo_job())
+    cluster = kuberay.operate("demo")
+    kuberay.run_ray("demo", cluster)
+    kuberay.emulator.logs[f"{cluster}-head"] = "step 1\nstep 2\n"
+    assert backend.logs("demo", "header/0", tail=1) == "step 2\n"
+    assert backend.job("demo").header.name == "header"
+
+    message = str(backend.stop("demo"))
+    assert message.startswith("Suspended RayJob 'demo' in namespace 'research'")
+    assert kuberay.object("RayJob", "demo")["spec"]["suspend"] is True
+    message = str(backend.delete("demo"))
+    assert message.startswith("Deleted RayJob 'demo'") and "are yours and stay" in message
+    assert kuberay.object("RayJob", "demo") is None
+    assert not backend.snapshot("demo").exists
+    assert "nothing to delete" in str(backend.delete("demo"))
+
+
+def test_a_raycluster_is_submitted_and_watched_too(kuberay):
+    backend = kuberay.backend(options=ExportOptions(kind="RayCluster"))
+    result = backend.submit(demo_job())
+    assert result.message == "Created RayCluster 'demo' in namespace 'research'."
+    stored = kuberay.object("RayCluster", "demo")
+    assert stored["metadata"]["annotations"]["rlark.io/run-script"].startswith("cd /workspace")
+    kuberay.operate("demo")
+    kuberay.run_ray("demo", "demo")
+    kuberay.ray_members("demo")
+    snap = backend.snapshot("demo")
+    assert snap.phase == "Running" and snap.members_alive == 3
+    assert str(backend.stop("demo")).startswith("Suspended RayCluster 'demo'")
+    assert backend.snapshot("demo").phase == "Stopped"

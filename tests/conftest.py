@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-pytest_plugins = ["kube_emulator"]  # the `kube` fixture: an emulated Kubernetes API server
+pytest_plugins = ["kube_emulator", "kuberay_emulator"]  # `kube`, `kuberay`: emulated API servers
 
 CHROMIUM_PATH = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kuberay_emulator import kuberay  # noqa: F401  (the fixture)
 from test_kubernetes_backend import CHECKPOINTS, IMAGE, demo_job, host
 
 from rlark_widgets.findings import Severity

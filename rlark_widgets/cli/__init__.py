@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..i18n import LANGUAGES, Text, default_language
-from . import catalogue_cmd, check_cmd, inspect_cmd, job_cmds, plan_cmd
+from . import catalogue_cmd, check_cmd, export_cmd, inspect_cmd, job_cmds, plan_cmd
 from .config_args import UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
-COMMANDS = (inspect_cmd, plan_cmd, check_cmd, job_cmds, catalogue_cmd)
+COMMANDS = (inspect_cmd, plan_cmd, check_cmd, export_cmd, job_cmds, catalogue_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..backends.base import Backend, default_workspace
+from ..rlark.kuberay.schema import KINDS
 
 DEFAULT_WORKSPACE = default_workspace()
 
@@ -14,9 +15,10 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("backend")
     group.add_argument(
         "--backend",
-        choices=("local", "kubernetes"),
+        choices=("local", "kubernetes", "kuberay"),
         default="local",
-        help="local: real Ray nodes on this machine (default); kubernetes: your cluster",
+        help="local: real Ray nodes on this machine (default); kubernetes: your cluster (RLark);"
+        " kuberay: your cluster's KubeRay (RayJob/RayCluster)",
     )
     group.add_argument(
         "--workspace",
@@ -31,10 +33,23 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
+    group.add_argument(
+        "--kind", choices=KINDS, default="RayJob", help="kuberay: submit a RayJob or RayCluster"
+    )
 
 
 def open_backend(args: argparse.Namespace) -> Backend:
     """The backend the arguments name; raises BackendError when it cannot be reached."""
+    if args.backend == "kuberay":
+        from ..backends.kuberay import KubeRayBackend
+        from ..rlark.kuberay import ExportOptions
+
+        return KubeRayBackend.from_kubeconfig(
+            context=args.context,
+            namespace=args.namespace,
+            config_file=args.kubeconfig,
+            options=ExportOptions(kind=args.kind),
+        )
     if args.backend == "kubernetes":
         from ..backends.kubernetes import KubernetesBackend
 

@@ -6,8 +6,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..findings import has_errors
+from ..findings import Finding, has_errors
 from ..rlark.check import check_job
+from ..rlark.kuberay import check_kuberay, is_kuberay
 from ..rlark.schema import schema_findings
 from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
 from ..rlinf import inspect_config
@@ -26,8 +27,11 @@ from .render import findings_text
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "check",
-        help="check an RLark Job YAML against the schema and the rules",
+        help="check an RLark Job (or KubeRay RayJob/RayCluster) YAML against its schema and the rules",
         description="Validate a Job YAML against the jobs.rlark.io schema and run the rule catalogue. "
+        "A KubeRay RayJob/RayCluster is validated against KubeRay v1.7.0's CRDs and gets the rules "
+        "that apply to it (secrets, images, mounts, selectors, GPU and device coverage, "
+        "RLINF_NODE_RANK). "
         "With --config, the PLN rules compare it with the RLinf config (Workers vs num_nodes, GPUs "
         "and devices per RLINF_NODE_RANK). Exit code 1 when an error finding exists.",
     )
@@ -49,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError, JobYamlError) as exc:
         print_error(exc_text(exc), "", args.lang, path=args.job)
         return 1
+    if is_kuberay(manifest):
+        return _report(args, _kuberay_findings(args, manifest, inventory))
     findings = schema_findings(manifest)
     try:
         job = parse_job_yaml(text)
@@ -70,6 +76,24 @@ def run(args: argparse.Namespace) -> int:
             for f in check_job(job, report, inventory, target_cluster=args.cluster)
             if f.rule_id != "JOB-SCHEMA"
         ]
+    return _report(args, findings)
+
+
+def _kuberay_findings(args: argparse.Namespace, manifest, inventory) -> list[Finding] | None:
+    """KubeRay's schema and the rules that apply; None when the config cannot be read."""
+    report = None
+    if has_config(args):
+        config = load_from_args(args)
+        if config is None:
+            return None
+        report = inspect_config(config, gpu_layout(args), search_gpus=False)
+    found = check_kuberay(manifest, report, inventory, target_cluster=args.cluster)
+    return [*(report.findings if report else []), *found]
+
+
+def _report(args: argparse.Namespace, findings: list[Finding] | None) -> int:
+    if findings is None:
+        return 1
     if args.json:
         print(
             json.dumps(

@@ -1,6 +1,6 @@
 """The RLark plan as KubeRay ``ray.io/v1`` RayJob/RayCluster: export, KubeRay's schema, check."""
 
-from .check import check_kuberay
+from .check import check_kuberay, export_checked
 from .manifest import Export, ExportOptions, Group, export_job, ranks_matter
 from .reading import Reading, read_kuberay
 from .schema import API_VERSION, KINDS, PLURALS, is_kuberay, kuberay_schema_findings
@@ -14,6 +14,7 @@ __all__ = [
     "Group",
     "Reading",
     "check_kuberay",
+    "export_checked",
     "export_job",
     "is_kuberay",
     "kuberay_schema_findings",

@@ -16,7 +16,9 @@ from ...i18n import Text
 from ...rlinf import ConfigReport
 from ..check import check_job
 from ..inventory import Inventory
+from ..job import Job
 from ..secrets import secret_findings
+from .manifest import Export, ExportOptions, export_job
 from .reading import Reading, cluster_spec_path, rank_problem, read_kuberay
 from .schema import kuberay_schema_findings
 
@@ -74,3 +76,26 @@ def check_kuberay(
             continue  # scanned on the manifest itself below, at its own paths
         findings.append(dataclasses.replace(finding, path=_where(finding.path, reading, manifest)))
     return [*findings, *secret_findings(manifest)]
+
+
+def export_checked(
+    job: Job,
+    report: ConfigReport | None = None,
+    inventory: Inventory | None = None,
+    options: ExportOptions | None = None,
+    *,
+    target_cluster: str | None = None,
+) -> Export:
+    """Export with every finding that applies: the mapping's, then the checks on its result.
+
+    ``report`` (the RLinf config) decides whether ranks matter, as it does for RLinf.
+    """
+    options = options or ExportOptions()
+    if report is not None and report.cluster is not None:
+        options = dataclasses.replace(options, node_groups=bool(report.cluster.node_groups))
+    exported = export_job(job, options)
+    if exported.manifest is None:
+        return exported
+    mapping = [f for f in exported.findings if f.rule_id != "KRAY-SCHEMA"]
+    checks = check_kuberay(exported.manifest, report, inventory, target_cluster=target_cluster)
+    return Export(exported.manifest, [*mapping, *checks], exported.groups)

@@ -36,6 +36,10 @@ SHELL = ["/bin/bash", "-lc", "--"]
 PREPARE_MARK = "# --- prepare script (RLark runs it before Ray starts) ---"
 START_MARK = "# --- KubeRay's generated ray start ---"
 START_LINES = ("ulimit -n 65536", 'eval "$KUBERAY_GEN_RAY_START_CMD"')
+#: The operator sends the entrypoint to the head's dashboard as it is, so the script reaches the
+#: head's shell unchanged (K8sJobMode pastes it into a submitter pod's command line: one more
+#: layer of shell quoting, and one more pod).
+SUBMISSION_MODE = "HTTPMode"
 SOURCE_RANKS = "rlinf-cluster-spec §3.2 (RLINF_NODE_RANK); kuberay-crds/README.md"
 
 
@@ -394,7 +398,7 @@ def export_job(job: Job, options: ExportOptions | None = None) -> Export:
             annotations[RUN_SCRIPT_ANNOTATION] = job.run_script
         body = spec
     else:
-        body = {"entrypoint": entrypoint(job.run_script)}
+        body = {"entrypoint": entrypoint(job.run_script), "submissionMode": SUBMISSION_MODE}
         body["shutdownAfterJobFinishes"] = options.shutdown_after_job_finishes
         if options.shutdown_after_job_finishes and options.ttl_seconds_after_finished is not None:
             body["ttlSecondsAfterFinished"] = options.ttl_seconds_after_finished

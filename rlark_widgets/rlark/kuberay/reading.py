@@ -7,6 +7,7 @@ role's environment, since the export sets it), and findings point back at the Ku
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ HEAD_ROLE = "header"
 @dataclass
 class _Group:
     path: str
+    name: str
     role: Role
     rank: int | None
     rank_text: str | None
@@ -124,11 +126,12 @@ def _groups(manifest: dict[str, Any]) -> list[_Group]:
     )
     groups = []
     role, rank = _role(spec["headGroupSpec"], True, 1)
-    groups.append(_Group(f"{base}.headGroupSpec", role, _int(rank), rank))
+    groups.append(_Group(f"{base}.headGroupSpec", "headgroup", role, _int(rank), rank))
     for index, worker in enumerate(spec.get("workerGroupSpecs") or []):
         replicas = int(worker.get("replicas", worker.get("minReplicas", 0)) or 0)
         role, rank = _role(worker, False, replicas)
-        groups.append(_Group(f"{base}.workerGroupSpecs[{index}]", role, _int(rank), rank))
+        path, name = f"{base}.workerGroupSpecs[{index}]", str(worker.get("groupName", ""))
+        groups.append(_Group(path, name, role, _int(rank), rank))
     return groups
 
 
@@ -212,15 +215,11 @@ def read_kuberay(manifest: dict[str, Any]) -> Reading:
     paths: list[str] = []
     for group in ordered:
         previous = roles[-1] if roles else None
-        if (
-            ranked
-            and previous is not None
-            and previous.name == group.role.name
-            and not previous.head
-            and not group.role.head
-        ):
-            previous.replicas += group.role.replicas
-            continue
+        if previous is not None and previous.name == group.role.name:
+            if ranked and previous == dataclasses.replace(group.role, replicas=previous.replicas):
+                previous.replicas += group.role.replicas  # one role's Workers, rank after rank
+                continue
+            group.role.name = group.name  # differs from its role's other groups: its own name
         roles.append(group.role)
         paths.append(group.path)
     metadata = manifest.get("metadata") or {}

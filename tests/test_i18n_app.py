@@ -32,6 +32,9 @@ LATIN = {
     "Header",
     "StorageClass",
     "Kubernetes",
+    "KubeRay",  # product and resource names stay in Latin script
+    "KubeRay RayJob",
+    "KubeRay RayCluster",
     "English",
     *example_configs(),
     *example_inventories(),

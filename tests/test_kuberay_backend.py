@@ -238,3 +238,40 @@ def test_a_raycluster_is_submitted_and_watched_too(kuberay):
     assert snap.phase == "Running" and snap.members_alive == 3
     assert str(backend.stop("demo")).startswith("Suspended RayCluster 'demo'")
     assert backend.snapshot("demo").phase == "Stopped"
+
+
+def test_the_app_exports_a_rayjob_and_submits_it_through_the_kuberay_backend(
+    kuberay, tmp_path, monkeypatch
+):
+    """The Job step's Export choice shows KubeRay YAML; the KubeRay backend choice submits it."""
+    from test_app_session import session
+    from test_cli_jobs import write_kubeconfig
+
+    from rlark_widgets.ui.app import App
+    from rlark_widgets.ui.session import finding_key
+
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kuberay.url)
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    app = App(session("maniskill_ppo_openvlaoft", namespace=NAMESPACE))
+    s, job_step = app.session, app.steps[4]
+    assert s.export_yaml == "" and "kind: Job" in s.job_yaml
+    job_step.export.value = "RayJob"  # the toggle, as a click sets it
+    assert s.export_format == "RayJob" and "kind: RayJob" in s.export_yaml
+    assert "RayJob" in job_step.yaml.value and "headGroupSpec" in job_step.yaml.value
+    assert "KRAY-RANKS" in job_step.export_notes.value
+    s.set_language("zh")
+    assert "同一份规划的 ray.io/v1 版本" in job_step.export_notes.value
+
+    assert s.update_role(0, node_selector=host("gpu-a", "a800-0")), s.error
+    s.acknowledge([finding_key(f) for f in s.unacknowledged()])
+    s.backend_name, s.k8s_namespace = "kuberay", NAMESPACE
+    assert s.submit(wait=True) and s.submitted == s.job.name, s.error
+    s._stop_monitor.set()
+    s._monitor.join(timeout=30)
+    stored = kuberay.object("RayJob", s.job.name)
+    assert stored is not None and stored["spec"]["submissionMode"] == "HTTPMode"
+    cluster = kuberay.operate(s.job.name)
+    kuberay.run_ray(s.job.name, cluster)
+    kuberay.ray_members(cluster)
+    assert s.refresh(), s.error
+    assert s.snapshot.backend == "kuberay" and s.snapshot.members_alive == 1

@@ -33,10 +33,11 @@ from ..rlark.build import JobSettings, build_job, reseed_prepare
 from ..rlark.check import check_job
 from ..rlark.inventory import InventoryError, load_inventory
 from ..rlark.job import Job, Mount, Role
+from ..rlark.kuberay import KINDS, ExportOptions, export_checked
 from ..rlark.planner import plan_roles
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
-from ..rlark.yaml_io import render_job_yaml
+from ..rlark.yaml_io import dump_yaml, render_job_yaml
 from ..rlinf import GpuLayout, RLinfConfigError, inspect_config, load_config, load_text
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,7 @@ class Session(HasTraits):
     gpus_per_node = Int(8)
     gpu_map_text = Unicode("")  # "0:8,1:4" overrides gpus_per_node
     backend_name = Unicode("local")
+    export_format = Unicode("rlark")  # the Job step's Export choice: rlark, RayJob, RayCluster
     k8s_context = Unicode("")
     k8s_namespace = Unicode("default")
     inventory_name = Unicode("")  # a bundled inventory, or a path
@@ -187,6 +189,8 @@ class Session(HasTraits):
     job = AnyTrait(None)
     job_yaml = Unicode("")
     findings = List()
+    export_yaml = Unicode("")  # the Job as KubeRay YAML when the Export choice names a kind
+    export_findings = List()  # what that mapping says (KRAY-*, and the rules at KubeRay paths)
     error = Unicode("")  # in ``lang``
     status = Unicode("")  # in ``lang``
     busy = Bool(False)
@@ -505,7 +509,35 @@ class Session(HasTraits):
         )
         self.job, self.findings = job, findings
         self.job_yaml = redact(render_job_yaml(job))
+        self._export()
         self.revision += 1
+
+    def set_export_format(self, export_format: str) -> bool:
+        """The Job step's Export choice: the RLark Job, or KubeRay's RayJob or RayCluster."""
+
+        def action() -> None:
+            if export_format != "rlark" and export_format not in KINDS:
+                raise ValueError(f"export format must be rlark or one of {', '.join(KINDS)}")
+            self.export_format = export_format
+            self._export()
+            self.revision += 1
+
+        return self._guard(action, Text("Export"))
+
+    def _export(self) -> None:
+        """The KubeRay manifest and its findings for the chosen kind (nothing for rlark)."""
+        if self.export_format == "rlark" or self.job is None:
+            self.export_yaml, self.export_findings = "", []
+            return
+        exported = export_checked(
+            self.job,
+            self.report,
+            self.inventory,
+            ExportOptions(kind=self.export_format),
+            target_cluster=self.plan.target_cluster if self.plan else None,
+        )
+        self.export_findings = exported.findings
+        self.export_yaml = redact(dump_yaml(exported.manifest)) if exported.manifest else ""
 
     def acknowledge(self, keys: list[str]) -> None:
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
@@ -542,8 +574,18 @@ class Session(HasTraits):
 
     # --- backend ----------------------------------------------------------------------------------------
     def backend(self):
-        if self._backend is None or self._backend.name != self.backend_name:
-            if self.backend_name == "kubernetes":
+        kind = self.export_format if self.export_format in KINDS else "RayJob"
+        stale = self._backend is None or self._backend.name != self.backend_name
+        if stale or getattr(self._backend, "kind", kind) != kind:
+            if self.backend_name == "kuberay":
+                from ..backends.kuberay import KubeRayBackend
+
+                self._backend = KubeRayBackend.from_kubeconfig(
+                    context=self.k8s_context or None,
+                    namespace=self.k8s_namespace or None,
+                    options=ExportOptions(kind=kind),
+                )
+            elif self.backend_name == "kubernetes":
                 from ..backends.kubernetes import KubernetesBackend
 
                 self._backend = KubernetesBackend.from_kubeconfig(

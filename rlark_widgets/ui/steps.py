@@ -160,7 +160,11 @@ class ImportStep:
 class ClusterStep:
     """Step 2: backend, GPUs per node, and the inventory with node categories."""
 
-    BACKENDS = ((Text("Local (Ray on this machine)"), "local"), ("Kubernetes", "kubernetes"))
+    BACKENDS = (
+        (Text("Local (Ray on this machine)"), "local"),
+        ("Kubernetes", "kubernetes"),
+        ("KubeRay", "kuberay"),
+    )
     HEADERS = (
         Text("node"),
         Text("cluster"),
@@ -527,6 +531,12 @@ class JobStep:
         ("network_domain", Text("Network domain"), Text("optional")),
     )
 
+    EXPORTS = (
+        (Text("RLark Job"), "rlark"),
+        ("KubeRay RayJob", "RayJob"),
+        ("KubeRay RayCluster", "RayCluster"),
+    )
+
     def __init__(self, session: Session) -> None:
         self.s = session
         t = self.labels = Labels(session)
@@ -555,8 +565,17 @@ class JobStep:
         )
         self.ssh.continuous_update = False
         self.ssh.observe(lambda c: session.set_job_field("ssh_keys", c["new"]), "value")
+        self.export = t.choice(
+            w.ToggleButtons,
+            self.EXPORTS,
+            session.export_format,
+            Text("Export"),
+            style=STYLE,
+        )
+        t.on(self.export, lambda c: session.set_export_format(c["new"]))
         self.yaml = w.HTML()
         self.tools = w.HTML()
+        self.export_notes = w.HTML()
         self.errors, self.warnings, self.infos = w.HTML(), w.VBox(), w.HTML()
         # not on "acknowledged": the checkbox already shows it, and re-rendering would drop focus
         session.observe(lambda _: self.render(), ["revision", "backend_name", "lang"])
@@ -567,7 +586,15 @@ class JobStep:
         self.widget = w.VBox(
             [
                 t.heading(Text("Job")),
-                w.HBox([form, w.VBox([self.tools, self.yaml], layout=w.Layout(width="50%"))]),
+                w.HBox(
+                    [
+                        form,
+                        w.VBox(
+                            [self.export, self.tools, self.yaml, self.export_notes],
+                            layout=w.Layout(width="50%"),
+                        ),
+                    ]
+                ),
                 t.heading(Text("Errors (block Submit)"), "h4"),
                 self.errors,
                 t.heading(Text("Warnings (need your yes)"), "h4"),
@@ -580,18 +607,33 @@ class JobStep:
 
     def render(self) -> None:
         s, lang = self.s, self.s.lang
+        exported = s.export_format != "rlark"
+        shown = s.export_yaml if exported else s.job_yaml
+        suffix = f".{s.export_format.lower()}.yaml" if exported else ".yaml"
         self.yaml.value = (
-            CSS + yaml_html(s.job_yaml) if s.job_yaml else banner(Text("No Job yet.").render(lang))
+            CSS + yaml_html(shown) if shown else banner(Text("No Job yet.").render(lang))
         )
         self.tools.value = (
             (
-                copy_button(s.job_yaml, Text("Copy YAML").render(lang))
+                copy_button(shown, Text("Copy YAML").render(lang))
                 + " "
-                + download_link(
-                    s.job_yaml, f"{s.job.name}.yaml", Text("Download YAML").render(lang)
-                )
+                + download_link(shown, f"{s.job.name}{suffix}", Text("Download YAML").render(lang))
             )
-            if s.job
+            if s.job and shown
+            else ""
+        )
+        self.export_notes.value = (
+            CSS
+            + banner(
+                Text(
+                    "KubeRay {kind}: the same plan as ray.io/v1, checked against KubeRay's CRD."
+                    " Apply it with kubectl, or choose the KubeRay backend and Submit.",
+                    kind=s.export_format,
+                ).render(lang),
+                "note",
+            )
+            + findings_html(s.export_findings, lang=lang)
+            if exported
             else ""
         )
         blocking = s.blocking()

@@ -275,3 +275,39 @@ def test_the_app_exports_a_rayjob_and_submits_it_through_the_kuberay_backend(
     kuberay.ray_members(cluster)
     assert s.refresh(), s.error
     assert s.snapshot.backend == "kuberay" and s.snapshot.members_alive == 1
+
+
+def test_the_cli_submits_watches_stops_and_deletes_on_kuberay(kuberay, tmp_path, capsys):
+    import json
+
+    from test_cli_jobs import cli, write_kubeconfig
+
+    from rlark_widgets.rlark.yaml_io import render_job_yaml
+
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kuberay.url, NAMESPACE)
+    backend = ("--backend", "kuberay", "--kubeconfig", str(kubeconfig))
+    job_file = tmp_path / "demo.yaml"
+    job_file.write_text(render_job_yaml(demo_job()))
+    claim(kuberay)
+
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    assert code == 0 and "Submitted: demo. Created RayJob 'demo'" in out, out
+    assert "Next: rlark-migrate status demo --backend kuberay --watch" in out
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    assert code == 0 and "Not submitted again: demo." in out
+
+    cluster = kuberay.operate("demo")
+    kuberay.run_ray("demo", cluster)
+    kuberay.ray_members(cluster)
+    code, out, _ = cli(capsys, "status", "demo", *backend, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["snapshot"]["backend"] == "kuberay"
+    assert [(w["role"], w["rank"]) for w in data["snapshot"]["workers"]] == [
+        ("header", 0),
+        ("actor", 1),
+        ("env", 2),
+    ]
+    code, out, _ = cli(capsys, "--lang", "zh", "stop", "demo", *backend)
+    assert code == 0 and out.startswith("已暂停命名空间 'research' 中的 RayJob 'demo'")
+    code, out, _ = cli(capsys, "delete", "demo", *backend)
+    assert code == 0 and kuberay.object("RayJob", "demo") is None

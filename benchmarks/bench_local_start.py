@@ -26,14 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import psutil  # noqa: E402
 from common import Result, print_table  # noqa: E402
 
-from rlark_widgets.backends.local import LocalBackend  # noqa: E402
-from rlark_widgets.backends.local_layout import JobDir  # noqa: E402
-from rlark_widgets.backends.local_procs import (  # noqa: E402
+from rlark_widgets.backends.local.backend import LocalBackend  # noqa: E402
+from rlark_widgets.backends.local.layout import JobDir  # noqa: E402
+from rlark_widgets.backends.local.procs import (  # noqa: E402
     ProcessRef,
     memory_mib,
     session_processes,
 )
-from rlark_widgets.backends.local_ray import (  # noqa: E402
+from rlark_widgets.backends.local.ray_nodes import (  # noqa: E402
     BASE_ENV,
     HEAD_PORTS,
     NODE_PORTS,

@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from common import Result, best_time, print_table  # noqa: E402
 from kube_emulator import Cluster, LoopThread  # noqa: E402
 
-from rlark_widgets.backends.kubernetes import KubernetesBackend  # noqa: E402
+from rlark_widgets.backends.kube.backend import KubernetesBackend  # noqa: E402
 from rlark_widgets.rlark.job import Job, Mount, Role  # noqa: E402
 
 IMAGE = "registry.example.com/rlinf:v0.3.0-cuda12.4"

@@ -34,8 +34,8 @@ import kmock
 import pytest
 from kubernetes import client
 
-from rlark_widgets.backends.kube_api import RetryPolicy
-from rlark_widgets.backends.kubernetes import KubernetesBackend
+from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.rlark.schema import schema_findings
 
 NAMESPACE = "research"

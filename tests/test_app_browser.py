@@ -41,7 +41,7 @@ def voila_url(workspace: Path):
 
 def _delete_local_jobs(workspace: Path) -> None:
     """Whatever the test left behind, nothing of the Job keeps running."""
-    from rlark_widgets.backends.local import LocalBackend
+    from rlark_widgets.backends.local.backend import LocalBackend
 
     backend = LocalBackend(workspace)
     for job_dir in workspace.iterdir():

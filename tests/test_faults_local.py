@@ -26,8 +26,8 @@ from test_local_backend import (
 )
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.local import LocalBackend
-from rlark_widgets.backends.local_layout import JobDir, tail_lines
+from rlark_widgets.backends.local.backend import LocalBackend
+from rlark_widgets.backends.local.layout import JobDir, tail_lines
 from rlark_widgets.examples import example_configs
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.snapshot import FAILED, MEMBERS, JobSnapshot

@@ -20,21 +20,21 @@ import pytest
 from kubernetes import client
 from test_kubernetes_backend import NAMESPACE, demo_job, kubeconfig
 
-from rlark_widgets.backends import local as local_module
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kube_api import Action, RetryPolicy
-from rlark_widgets.backends.kube_checkpoints import ExecFailed, exec_checkpoints
-from rlark_widgets.backends.kube_inventory import node_selection
-from rlark_widgets.backends.kube_preflight import storage_findings
-from rlark_widgets.backends.kubernetes import KubernetesBackend
-from rlark_widgets.backends.local import LocalBackend, _started_message
-from rlark_widgets.backends.local_layout import JobDir
-from rlark_widgets.backends.local_mounts import MountMap
-from rlark_widgets.backends.local_preflight import memory_finding, preflight_findings
-from rlark_widgets.backends.local_spec import Spec, build_plan, build_spec
+from rlark_widgets.backends.kube.api import Action, RetryPolicy
+from rlark_widgets.backends.kube.backend import KubernetesBackend
+from rlark_widgets.backends.kube.checkpoints import ExecFailed, exec_checkpoints
+from rlark_widgets.backends.kube.inventory import node_selection
+from rlark_widgets.backends.kube.preflight import storage_findings
+from rlark_widgets.backends.local import backend as local_module
+from rlark_widgets.backends.local.backend import LocalBackend, _started_message
+from rlark_widgets.backends.local.layout import JobDir
+from rlark_widgets.backends.local.mounts import MountMap
+from rlark_widgets.backends.local.preflight import memory_finding, preflight_findings
+from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
+from rlark_widgets.backends.local.spec import Spec, build_plan, build_spec
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.i18n import Listing, Text
-from rlark_widgets.rehearsal import Rehearsal, RehearsalFailure
 from rlark_widgets.rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
 from rlark_widgets.rlark.job import Job, Mount, Role
 

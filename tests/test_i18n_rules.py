@@ -2,7 +2,7 @@
 
 The sweep reuses test_rules.py's firing case of each rule and adds one case per further message
 variant (a rule that can say two different things has two templates). Every message template in
-rules.py must be reached by the sweep, so a variant added without a case fails here; the
+rlark/rules/ must be reached by the sweep, so a variant added without a case fails here; the
 English fragments pin the wording users and the golden files already know.
 """
 
@@ -116,10 +116,14 @@ def _assert_chinese(english: str, chinese: str) -> None:
 
 
 def _message_templates() -> set[str]:
-    """Every Text template in rules.py that is not a rule title."""
-    tree = ast.parse(Path(rules_module.__file__).read_text(encoding="utf-8"))
+    """Every Text template in the rules package that is not a rule title."""
+    trees = [
+        ast.parse(path.read_text(encoding="utf-8"))
+        for path in Path(rules_module.__file__).parent.glob("*.py")
+    ]
     return {
         node.args[0].value
+        for tree in trees
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Text"
     } - {r.title.template for r in RULES}

@@ -14,8 +14,8 @@ import pytest
 from kubernetes import client
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kube_api import RetryPolicy
-from rlark_widgets.backends.kubernetes import KubernetesBackend
+from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.rlark.job import Job, Mount, Role

@@ -18,16 +18,16 @@ import psutil
 import pytest
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.local import LocalBackend
-from rlark_widgets.backends.local_layout import JobDir
-from rlark_widgets.backends.local_mounts import MountMap
-from rlark_widgets.backends.local_preflight import memory_finding, required_mib
-from rlark_widgets.backends.local_procs import exit_reason, has_token
-from rlark_widgets.backends.local_ray import ray_start_argv
-from rlark_widgets.backends.local_spec import build_plan, build_spec
+from rlark_widgets.backends.local.backend import LocalBackend
+from rlark_widgets.backends.local.layout import JobDir
+from rlark_widgets.backends.local.mounts import MountMap
+from rlark_widgets.backends.local.preflight import memory_finding, required_mib
+from rlark_widgets.backends.local.procs import exit_reason, has_token
+from rlark_widgets.backends.local.ray_nodes import ray_start_argv
+from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
+from rlark_widgets.backends.local.spec import build_plan, build_spec
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.snapshot import FAILED, RUNNING, SUCCEEDED, JobSnapshot
-from rlark_widgets.rehearsal import Rehearsal, RehearsalFailure
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.job import Job, Mount, Role
 from rlark_widgets.rlark.planner import plan_roles

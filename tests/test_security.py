@@ -39,7 +39,7 @@ from servers import LOOPBACK, free_port, serving
 from test_kubernetes_backend import NAMESPACE, demo_job, host
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kubernetes import KubernetesBackend
+from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.ui.session import Session, finding_key
 

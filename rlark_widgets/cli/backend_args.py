@@ -51,11 +51,11 @@ def open_backend(args: argparse.Namespace) -> Backend:
             options=ExportOptions(kind=args.kind),
         )
     if args.backend == "kubernetes":
-        from ..backends.kubernetes import KubernetesBackend
+        from ..backends.kube.backend import KubernetesBackend
 
         return KubernetesBackend.from_kubeconfig(
             context=args.context, namespace=args.namespace, config_file=args.kubeconfig
         )
-    from ..backends.local import LocalBackend
+    from ..backends.local.backend import LocalBackend
 
     return LocalBackend(args.workspace, run_timeout=getattr(args, "run_timeout", None))

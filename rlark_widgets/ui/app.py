@@ -6,11 +6,10 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ..i18n import LANGUAGE_NAMES, Text
-from .figures import MonitorStep, TopologyStep
 from .html import CSS, banner, esc
 from .labels import Labels
 from .session import Session
-from .steps import ClusterStep, ImportStep, JobStep, RolesStep
+from .steps import ClusterStep, ImportStep, JobStep, MonitorStep, RolesStep, TopologyStep
 
 TITLES = (
     Text("1 Import"),

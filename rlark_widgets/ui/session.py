@@ -586,13 +586,13 @@ class Session(HasTraits):
                     options=ExportOptions(kind=kind),
                 )
             elif self.backend_name == "kubernetes":
-                from ..backends.kubernetes import KubernetesBackend
+                from ..backends.kube.backend import KubernetesBackend
 
                 self._backend = KubernetesBackend.from_kubeconfig(
                     context=self.k8s_context or None, namespace=self.k8s_namespace or None
                 )
             else:
-                from ..backends.local import LocalBackend
+                from ..backends.local.backend import LocalBackend
 
                 self._backend = LocalBackend(self.workspace)
         return self._backend

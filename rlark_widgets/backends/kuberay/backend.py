@@ -27,11 +27,11 @@ from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, Export, ExportOptions, export_job, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
 from ..base import BackendError, SubmitResult
-from ..kube_api import Action, KubeApi, KubeApiError, RetryPolicy
-from ..kube_config import connect
-from ..kube_inventory import inventory_from
-from ..kube_preflight import capacity_findings, namespace_findings, selector_findings
-from ..kube_snapshot import read_log
+from ..kube.api import Action, KubeApi, KubeApiError, RetryPolicy
+from ..kube.config import connect
+from ..kube.inventory import inventory_from
+from ..kube.preflight import capacity_findings, namespace_findings, selector_findings
+from ..kube.snapshot import read_log
 from .preflight import access_findings, claim_findings, crd_findings, dry_run_findings
 from .snapshot import KubeRaySnapshotReader
 

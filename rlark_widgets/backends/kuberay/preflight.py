@@ -14,8 +14,8 @@ from ...findings import Finding, Severity
 from ...i18n import Text
 from ...rlark.kuberay import API_VERSION, PLURALS
 from ...rlark.kuberay.schema import GROUP, VERSION
-from ..kube_api import Action, KubeApi, KubeApiError, with_server_words
-from ..kube_preflight import _server_trouble
+from ..kube.api import Action, KubeApi, KubeApiError, with_server_words
+from ..kube.preflight import _server_trouble
 
 SOURCE = "DESIGN.md §5 (kuberay preflight)"
 

@@ -15,6 +15,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from ...contract import INDEX_LABEL as WORKER_INDEX
+from ...contract import TASK_LABEL
 from ...i18n import Text
 from ...monitor.snapshot import (
     EVENTS,
@@ -33,10 +35,10 @@ from ...rlark.kuberay import PLURALS, read_kuberay
 from ...rlark.kuberay.manifest import INDEX_LABEL, ROLE_ANNOTATION, ROLE_LABEL
 from ...rlark.kuberay.schema import GROUP, VERSION
 from ..base import expectations
-from ..kube_api import Action, KubeApiError
-from ..kube_snapshot import SnapshotReader
-from ..kube_workers import INDEX_LABEL as WORKER_INDEX
-from ..kube_workers import TASK_LABEL, join_members, members_from_dashboard, workers_from
+from ..kube.api import Action, KubeApiError
+from ..kube.snapshot import SnapshotReader
+from ..kube.workers import join_members, workers_from
+from ..ray_members import members_from_dashboard
 
 BACKEND = "kuberay"
 CLUSTER_LABEL = "ray.io/cluster"

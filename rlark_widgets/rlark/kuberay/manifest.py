@@ -20,6 +20,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...contract import RANK_ENV, RANK_LABEL
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import GPU_RESOURCE, MAIN_CONTAINER, Job, Mount, Role
@@ -30,8 +31,6 @@ RUN_SCRIPT_ANNOTATION = "rlark.io/run-script"
 ROLE_ANNOTATION = "rlinf.io/role"
 ROLE_LABEL = "rlinf.io/role"
 INDEX_LABEL = "rlinf.io/worker-index"
-RANK_LABEL = "rlinf.io/node-rank"
-RANK_ENV = "RLINF_NODE_RANK"
 SHELL = ["/bin/bash", "-lc", "--"]
 PREPARE_MARK = "# --- prepare script (RLark runs it before Ray starts) ---"
 START_MARK = "# --- KubeRay's generated ray start ---"

@@ -12,13 +12,13 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...contract import RANK_ENV
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import GPU_RESOURCE, Job, Mount, Role
 from .manifest import (
     OVERWRITE_CMD,
     PREPARE_MARK,
-    RANK_ENV,
     ROLE_ANNOTATION,
     ROLE_LABEL,
     RUN_SCRIPT_ANNOTATION,

@@ -1,6 +1,6 @@
 """The local backend's rehearsal: the planned layout on real Ray nodes, then a few steps. Not training.
 
-Run as ``python -m rlark_widgets.rehearsal <plan.json>`` (the local backend's default run script,
+Run as ``python -m rlark_widgets.backends.local.rehearsal <plan.json>`` (the local backend's default run script,
 with ``RAY_ADDRESS`` set). In RLinf's order it:
 
 1. waits up to ``member_timeout`` for ``num_nodes`` Ray members, and fails naming the missing
@@ -29,8 +29,8 @@ from typing import Any
 
 import yaml
 
-from .backends.kube_workers import RANK_LABEL
-from .i18n import Listing, Text
+from ...contract import RANK_LABEL
+from ...i18n import Listing, Text
 
 TAG = "[rehearsal]"
 #: Placement actors alive at once (each is a Ray worker process of ~0.1 GiB).
@@ -440,7 +440,7 @@ def _tensorboard(directory: Path):
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python -m rlark_widgets.rehearsal PLAN.json", file=sys.stderr)
+        print("usage: python -m rlark_widgets.backends.local.rehearsal PLAN.json", file=sys.stderr)
         return 2
     plan = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     rehearsal = Rehearsal(plan)

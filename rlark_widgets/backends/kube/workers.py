@@ -13,14 +13,10 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ..monitor.snapshot import PENDING, EventRecord, RayMember, WorkerSnapshot
-from ..rlark.job import MAIN_CONTAINER
-
-JOB_LABEL = "rlark.io/job"
-TASK_LABEL = "rlark.io/task"
-INDEX_LABEL = "rlark.io/worker-index"
-RANK_ENV = "RLINF_NODE_RANK"
-RANK_LABEL = "rlinf.io/node-rank"
+from ...contract import INDEX_LABEL, RANK_ENV, RANK_LABEL, TASK_LABEL
+from ...monitor.snapshot import PENDING, EventRecord, RayMember, WorkerSnapshot
+from ...rlark.job import MAIN_CONTAINER
+from ..ray_members import as_int
 
 
 def _epoch(stamp: str | None) -> float | None:
@@ -30,11 +26,6 @@ def _epoch(stamp: str | None) -> float | None:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-def _int(value: Any) -> int | None:
-    text = str(value) if value is not None else ""
-    return int(text) if text.lstrip("-").isdigit() else None
 
 
 def events_by_pod(events: Iterable[Mapping[str, Any]]) -> dict[str, list[EventRecord]]:
@@ -66,8 +57,8 @@ def _rank(pod: Mapping[str, Any]) -> int | None:
     container = _main(pod.get("spec", {}).get("containers") or [])
     for env in container.get("env") or []:
         if env.get("name") == RANK_ENV:
-            return _int(env.get("value"))
-    return _int((pod["metadata"].get("labels") or {}).get(RANK_LABEL))
+            return as_int(env.get("value"))
+    return as_int((pod["metadata"].get("labels") or {}).get(RANK_LABEL))
 
 
 def _container_state(
@@ -81,10 +72,10 @@ def _container_state(
         reason = waiting.get("reason")
         if reason == "CrashLoopBackOff" and last.get("reason") == "OOMKilled":
             reason = "OOMKilled"
-        return reason, waiting.get("message"), _int(last.get("exitCode"))
+        return reason, waiting.get("message"), as_int(last.get("exitCode"))
     if "terminated" in state:
         done = state["terminated"] or {}
-        return done.get("reason"), done.get("message"), _int(done.get("exitCode"))
+        return done.get("reason"), done.get("message"), as_int(done.get("exitCode"))
     scheduled = next(
         (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {}
     )
@@ -100,7 +91,7 @@ def worker_from_pod(pod: Mapping[str, Any], events: list[EventRecord]) -> Worker
     main = _main(status.get("containerStatuses") or [])
     return WorkerSnapshot(
         role=labels.get(TASK_LABEL, "?"),
-        index=_int(labels.get(INDEX_LABEL)) or 0,
+        index=as_int(labels.get(INDEX_LABEL)) or 0,
         rank=_rank(pod),
         name=metadata["name"],
         phase=status.get("phase") or PENDING,
@@ -121,28 +112,6 @@ def workers_from(
     grouped = events_by_pod(events)
     workers = [worker_from_pod(p, grouped.get(p["metadata"]["name"], [])) for p in pods]
     return sorted(workers, key=lambda w: (w.rank is None, w.rank or 0, w.role, w.index))
-
-
-def members_from_dashboard(answer: Any) -> list[RayMember]:
-    """Ray's ``GET /api/v0/nodes`` answer (``{"result", "msg", "data": {"result": {"result": [...]}}}``)."""
-    if not isinstance(answer, Mapping):
-        raise ValueError("the dashboard did not answer with JSON")
-    if answer.get("result") is False:
-        raise ValueError(answer.get("msg") or "the dashboard reported a failure")
-    rows = ((answer.get("data") or {}).get("result") or {}).get("result") or []
-    return [
-        RayMember(
-            node_id=str(row.get("node_id", "")),
-            ip=str(row.get("node_ip", "")),
-            state=str(row.get("state", "")),
-            is_head=bool(row.get("is_head_node", False)),
-            node_rank=_int((row.get("labels") or {}).get(RANK_LABEL)),
-            resources={k: float(v) for k, v in (row.get("resources_total") or {}).items()},
-            labels={str(k): str(v) for k, v in (row.get("labels") or {}).items()},
-        )
-        for row in rows
-        if isinstance(row, Mapping)
-    ]
 
 
 def join_members(members: list[RayMember], workers: list[WorkerSnapshot]) -> list[RayMember]:

@@ -1,4 +1,4 @@
-"""Checkpoints of a Job: ``global_step_N`` directories, listed in the head pod or on a local mount.
+"""Checkpoints of a Job on a cluster: ``global_step_N`` directories listed in the head pod.
 
 RLinf writes ``<log_path>/<experiment>/checkpoints/global_step_N/actor/``; the planner records
 that directory in the Job's ``rlark.io/checkpoint-dir`` annotation. On a real cluster we list it
@@ -8,19 +8,17 @@ mounted on this machine (``checkpoint_root``), we read it directly, which needs 
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
-from ..i18n import Text
-from ..monitor.snapshot import Checkpoint
-from ..rlark.job import MAIN_CONTAINER, Job
-from .kube_api import KubeApi
+from ...i18n import Text
+from ...monitor.snapshot import Checkpoint
+from ...rlark.job import MAIN_CONTAINER
+from ..checkpoints import step_checkpoint
+from .api import KubeApi
 
-STEP_DIR = re.compile(r"^global_step_(\d+)$")
 LISTING = re.compile(r"^global_step_(\d+) (\S+) ([01])$")
 #: Prints "global_step_N <mtime|-> <1 if actor/ is listable>" per checkpoint; $1 is the directory.
 LIST_SCRIPT = (
@@ -28,10 +26,6 @@ LIST_SCRIPT = (
     'if [ -r "$d/actor" ] && [ -x "$d/actor" ]; then r=1; else r=0; fi; '
     'echo "$d $(stat -c %Y "$d" 2>/dev/null || echo -) $r"; done'
 )
-
-
-def _checkpoint(directory: str, step: int, mtime: float | None, readable: bool) -> Checkpoint:
-    return Checkpoint(step, f"{directory}/global_step_{step}", mtime, readable)
 
 
 def parse_listing(text: str, directory: str) -> list[Checkpoint]:
@@ -42,32 +36,7 @@ def parse_listing(text: str, directory: str) -> list[Checkpoint]:
         if match:
             step, mtime, readable = match.groups()
             stamp = float(mtime) if mtime.isdigit() else None
-            found.append(_checkpoint(directory, int(step), stamp, readable == "1"))
-    return sorted(found, key=lambda c: c.step)
-
-
-def local_directory(job: Job, directory: str, checkpoint_root: Path) -> Path | None:
-    """Where ``directory`` (a container path) is on this machine, via the mount that holds it."""
-    path = PurePosixPath(directory)
-    mounts = [m.mount_path for role in job.roles for m in role.mounts]
-    holders = [m for m in mounts if PurePosixPath(m) == path or PurePosixPath(m) in path.parents]
-    if not holders:
-        return None
-    mount = max(holders, key=len)
-    return checkpoint_root / path.relative_to(mount)
-
-
-def local_checkpoints(local: Path, directory: str) -> list[Checkpoint]:
-    """Checkpoints under a locally mounted directory (none yet when it does not exist)."""
-    if not local.is_dir():
-        return []
-    found = []
-    for entry in local.iterdir():
-        match = STEP_DIR.match(entry.name)
-        if match and entry.is_dir():
-            actor = entry / "actor"
-            readable = actor.is_dir() and os.access(actor, os.R_OK | os.X_OK)
-            found.append(_checkpoint(directory, int(match[1]), entry.stat().st_mtime, readable))
+            found.append(step_checkpoint(directory, int(step), stamp, readable == "1"))
     return sorted(found, key=lambda c: c.step)
 
 

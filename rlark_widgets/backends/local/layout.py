@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..i18n import Text
-from ..rlark.rules import JOB_NAME
-from .base import BackendError
+from ...i18n import Text
+from ...rlark.rules import JOB_NAME
+from ..base import BackendError
 
 #: Files that describe one run; a restart replaces them (outputs under mounts/ and root/ stay).
 RUN_FILES = (

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
-from ..monitor.snapshot import RayMember
-from .kube_workers import members_from_dashboard
+from ...monitor.snapshot import RayMember
+from ..ray_members import members_from_dashboard
 
 ROLE_LABEL = "rlark.io/role"
 HEAD_PORTS = ("gcs", "dashboard", "client_server")

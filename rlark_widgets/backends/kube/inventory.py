@@ -13,8 +13,8 @@ from typing import Any
 
 from kubernetes.utils import parse_quantity
 
-from ..i18n import Text, render
-from ..rlark.inventory import (
+from ...i18n import Text, render
+from ...rlark.inventory import (
     CATEGORY_LABEL,
     CLUSTER_LABEL,
     DEVICE_PREFIX,

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import psutil
 
-from ..findings import Finding, Severity
-from ..i18n import Text
-from ..rehearsal import PLACEMENT_BATCH
-from ..rlark.job import Job
-from .base import BackendError
-from .local_spec import REHEARSAL_COMMAND
+from ...findings import Finding, Severity
+from ...i18n import Text
+from ...rlark.job import Job
+from ..base import BackendError
+from .rehearsal import PLACEMENT_BATCH
+from .spec import REHEARSAL_COMMAND
 
 MIB = 2**20
 HEAD_MIB = 1000  # the head Worker plus the rehearsal driver

@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 from kubernetes import client, config
 
-from ..i18n import Text
-from .base import BackendError
+from ...i18n import Text
+from ..base import BackendError
 
 IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 

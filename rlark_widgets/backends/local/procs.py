@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import psutil
 
-from .local_layout import JobDir
+from .layout import JobDir
 
 TOKEN_ENV = "RLARK_LOCAL_TOKEN"
 

@@ -3,12 +3,12 @@
 Each Worker is a local process group (the role's prepare script, then ``ray start --block``
 with its RLINF_NODE_RANK, logical GPUs, device resources and labels); the Header's Worker
 starts the Ray head with its dashboard and, once the Workers are up, runs the run script. In
-the default ``rehearsal`` mode that script is :mod:`rlark_widgets.rehearsal`, never the Job's
+the default ``rehearsal`` mode that script is :mod:`rlark_widgets.backends.local.rehearsal`, never the Job's
 runScript (which is written for the cluster image); ``run_mode="job"`` runs the runScript as a
 bash script on this machine instead.
 
 ``submit`` returns at once: a detached supervisor starts the Workers one after another. All
-state lives in the Job's directory under ``workspace`` (see :mod:`.local_layout`), so any later
+state lives in the Job's directory under ``workspace`` (see :mod:`.layout`), so any later
 ``LocalBackend`` on the same workspace can snapshot, read logs, stop or delete the Job.
 
 Not modelled locally: images (every Worker runs this machine's Python and Ray), node
@@ -30,21 +30,21 @@ from typing import Any
 
 import psutil
 
-from ..findings import Finding, Severity
-from ..i18n import Text
-from ..monitor.snapshot import JobSnapshot
-from ..rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
-from ..rlark.job import Job
-from ..rlark.yaml_io import parse_job_yaml, render_job_yaml
-from ..rlinf.expansion import Expansion
-from ..rlinf.loader import RLinfConfig
-from .base import BackendError, SubmitResult
-from .local_layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
-from .local_mounts import MountMap
-from .local_preflight import check_node_ip, preflight_findings
-from .local_procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
-from .local_spec import REHEARSAL_COMMAND, LocalOptions, RunMode, Spec, build_plan, build_spec
-from .local_status import read_snapshot
+from ...findings import Finding, Severity
+from ...i18n import Text
+from ...monitor.snapshot import JobSnapshot
+from ...rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from ...rlark.job import Job
+from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
+from ...rlinf.expansion import Expansion
+from ...rlinf.loader import RLinfConfig
+from ..base import BackendError, SubmitResult
+from .layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
+from .mounts import MountMap
+from .preflight import check_node_ip, preflight_findings
+from .procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
+from .spec import REHEARSAL_COMMAND, LocalOptions, RunMode, Spec, build_plan, build_spec
+from .status import read_snapshot
 
 
 class LocalBackend:
@@ -306,7 +306,7 @@ def _launch_supervisor(where: JobDir, spec: Spec) -> None:
     """Start the supervisor; it daemonises at once, so this waits only for its fork."""
     where.logs.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, TOKEN_ENV: spec.run_id}
-    argv = [sys.executable, "-m", "rlark_widgets.backends.local_supervisor", str(where.root)]
+    argv = [sys.executable, "-m", "rlark_widgets.backends.local.supervisor", str(where.root)]
     with open(where.supervisor_log, "ab") as log:
         code = subprocess.call(
             argv, cwd=where.root, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log

@@ -19,9 +19,9 @@ import urllib3
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from ..i18n import Text
-from ..rlark.job import API_VERSION
-from .base import BackendError
+from ...i18n import Text
+from ...rlark.job import API_VERSION
+from ..base import BackendError
 
 JOBS = "jobs.rlark.io"
 RETRYABLE = frozenset({429, 500, 502, 503, 504})

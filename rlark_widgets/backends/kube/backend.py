@@ -27,16 +27,16 @@ from typing import Any
 
 from kubernetes import client
 
-from ..findings import Finding, has_errors
-from ..i18n import Text
-from ..monitor.snapshot import JobSnapshot
-from ..rlark.inventory import Inventory
-from ..rlark.job import Job
-from .base import BackendError, SubmitResult
-from .kube_api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
-from .kube_config import connect
-from .kube_inventory import NodeSelection, inventory_from, node_selection
-from .kube_preflight import (
+from ...findings import Finding, has_errors
+from ...i18n import Text
+from ...monitor.snapshot import JobSnapshot
+from ...rlark.inventory import Inventory
+from ...rlark.job import Job
+from ..base import BackendError, SubmitResult
+from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
+from .config import connect
+from .inventory import NodeSelection, inventory_from, node_selection
+from .preflight import (
     access_findings,
     capacity_findings,
     crd_findings,
@@ -45,7 +45,7 @@ from .kube_preflight import (
     selector_findings,
     storage_findings,
 )
-from .kube_snapshot import SnapshotReader, read_job, read_log
+from .snapshot import SnapshotReader, read_job, read_log
 
 
 def _spec(manifest: Mapping[str, Any]) -> Any:

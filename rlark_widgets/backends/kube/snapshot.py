@@ -14,8 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..i18n import Text
-from ..monitor.snapshot import (
+from ...contract import JOB_LABEL
+from ...i18n import Text
+from ...monitor.snapshot import (
     CHECKPOINTS,
     EVENTS,
     JOB_SPEC,
@@ -26,11 +27,13 @@ from ..monitor.snapshot import (
     JobSnapshot,
     WorkerSnapshot,
 )
-from ..rlark.job import MAIN_CONTAINER, Job
-from .base import expectations
-from .kube_api import Action, KubeApi, KubeApiError
-from .kube_checkpoints import ExecFailed, exec_checkpoints, local_checkpoints, local_directory
-from .kube_workers import JOB_LABEL, join_members, members_from_dashboard, workers_from
+from ...rlark.job import MAIN_CONTAINER, Job
+from ..base import expectations
+from ..checkpoints import local_checkpoints, local_directory
+from ..ray_members import members_from_dashboard
+from .api import Action, KubeApi, KubeApiError
+from .checkpoints import ExecFailed, exec_checkpoints
+from .workers import join_members, workers_from
 
 DASHBOARD_PORT = 8265
 PROXY_PATH = "/api/v1/namespaces/{namespace}/pods/{name}/proxy/api/v0/nodes"

@@ -13,8 +13,8 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..rlark.job import Job
-from .local_layout import slug
+from ...rlark.job import Job
+from .layout import slug
 
 CONTAINER_CWD = PurePosixPath("/workspace")
 

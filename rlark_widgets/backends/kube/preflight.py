@@ -12,12 +12,12 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..findings import Finding, Severity
-from ..i18n import Listing, Text
-from ..rlark.inventory import GPU_RESOURCE, Inventory, NodeInfo
-from ..rlark.job import API_VERSION, Job, Role
-from .kube_api import GROUP, JOBS, VERSION, Action, KubeApi, KubeApiError, with_server_words
-from .kube_inventory import node_selection
+from ...findings import Finding, Severity
+from ...i18n import Listing, Text
+from ...rlark.inventory import GPU_RESOURCE, Inventory, NodeInfo
+from ...rlark.job import API_VERSION, Job, Role
+from .api import GROUP, JOBS, VERSION, Action, KubeApi, KubeApiError, with_server_words
+from .inventory import node_selection
 
 SOURCE = "DESIGN.md §5 (kubernetes preflight)"
 SEED_JOB = "seeds/create-training-job.zh.txt Step 2"

@@ -18,14 +18,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from ..i18n import Text
-from ..rlark.job import Job
-from .base import BackendError, expectations
-from .kube_workers import INDEX_LABEL, JOB_LABEL, RANK_LABEL
-from .local_layout import JobDir, slug
-from .local_mounts import MountMap
-from .local_procs import TOKEN_ENV
-from .local_ray import BASE_ENV, HEAD_ENV, ROLE_LABEL
+from ...contract import INDEX_LABEL, JOB_LABEL, RANK_LABEL
+from ...i18n import Text
+from ...rlark.job import Job
+from ..base import BackendError, expectations
+from .layout import JobDir, slug
+from .mounts import MountMap
+from .procs import TOKEN_ENV
+from .ray_nodes import BASE_ENV, HEAD_ENV, ROLE_LABEL
 
 RunMode = Literal["rehearsal", "job"]
 #: The rehearsal runs at most this many steps, whatever the config's budget: it proves the
@@ -33,7 +33,7 @@ RunMode = Literal["rehearsal", "job"]
 MAX_REHEARSAL_STEPS = 6
 DEFAULT_REHEARSAL_STEPS = 3
 REASONING_TASKS = ("reasoning", "coding_online_rl")
-REHEARSAL_COMMAND = "python -m rlark_widgets.rehearsal"
+REHEARSAL_COMMAND = "python -m rlark_widgets.backends.local.rehearsal"
 #: The rehearsal's metrics as JSON lines, next to RLinf's tensorboard/ directory.
 METRICS_FILE = "rehearsal_metrics.jsonl"
 
@@ -182,7 +182,12 @@ def _run_spec(job: Job, where: JobDir, options: LocalOptions, head: WorkerSpec) 
     for key in HEAD_ENV:
         env.pop(key, None)
     if options.run_mode == "rehearsal":
-        argv = [sys.executable, "-m", "rlark_widgets.rehearsal", str(where.file("plan.json"))]
+        argv = [
+            sys.executable,
+            "-m",
+            "rlark_widgets.backends.local.rehearsal",
+            str(where.file("plan.json")),
+        ]
         banner = (
             f"run mode: rehearsal ({REHEARSAL_COMMAND}). A rehearsal, not training: the "
             "Job's runScript is for the cluster image and is not run locally."

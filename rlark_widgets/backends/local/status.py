@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..i18n import Text
-from ..monitor.snapshot import (
+from ...i18n import Text
+from ...monitor.snapshot import (
     FAILED,
     MEMBERS,
     PENDING,
@@ -27,11 +27,11 @@ from ..monitor.snapshot import (
     Progress,
     WorkerSnapshot,
 )
-from .kube_checkpoints import local_checkpoints
-from .local_layout import JobDir, slug, tail_lines
-from .local_procs import ProcessRef, exit_reason
-from .local_ray import MembersUnavailable, fetch_members, last_attempt, prepare_failed
-from .local_spec import Spec, WorkerSpec
+from ..checkpoints import local_checkpoints
+from .layout import JobDir, slug, tail_lines
+from .procs import ProcessRef, exit_reason
+from .ray_nodes import MembersUnavailable, fetch_members, last_attempt, prepare_failed
+from .spec import Spec, WorkerSpec
 
 LOG_TAIL = 20
 STOPPED_BY = {"stop": "Stopped", "completed": "Completed", "error": "SupervisorError"}

@@ -1,4 +1,4 @@
-"""The detached process that runs one local Job: ``python -m ...local_supervisor <job dir>``.
+"""The detached process that runs one local Job: ``python -m rlark_widgets.backends.local.supervisor <job dir>``.
 
 It plays RLark's part: it starts the Workers one after another (the head first; each next one
 once the previous node is ALIVE, because nodes started together race their dashboard agents
@@ -21,10 +21,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from .kube_workers import RANK_LABEL
-from .local_layout import JobDir, tail_lines
-from .local_procs import ProcessRef, RunLeaders, end_run, session_processes, signal_all
-from .local_ray import (
+from ...contract import RANK_LABEL
+from .layout import JobDir, tail_lines
+from .procs import ProcessRef, RunLeaders, end_run, session_processes, signal_all
+from .ray_nodes import (
     HEAD_PORTS,
     NODE_PORTS,
     START_MARK,
@@ -35,7 +35,7 @@ from .local_ray import (
     ray_start_argv,
     worker_script,
 )
-from .local_spec import Spec, WorkerSpec
+from .spec import Spec, WorkerSpec
 
 POLL = 0.25
 #: Starts of a Worker whose Ray exits before joining. Ray 2.60's raylet gives its dashboard

@@ -1,0 +1,75 @@
+"""RES rules: stopping and starting again, which resumes only from a checkpoint the user names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from ...findings import Severity
+from ...i18n import Text
+from .context import SEED_FAQ, SPEC, Hit, RuleContext, code_lines, covers, rule
+
+
+@rule(
+    "RES-NO-AUTO-RESUME",
+    Severity.INFO,
+    Text("Stopping and starting again does not resume"),
+    f"{SEED_FAQ} (停止后再次启动任务)",
+)
+def _no_auto_resume(ctx: RuleContext) -> Iterator[Hit]:
+    resumes = "runner.resume_dir=" in code_lines(ctx.job.run_script)
+    if ctx.report is not None and not resumes and not ctx.report.config.get("runner.resume_dir"):
+        yield (
+            "spec.runScript",
+            Text(
+                "A restart recreates every Pod and Ray process and trains from scratch: nothing resumes "
+                "unless the RLinf command reads a persisted checkpoint."
+            ),
+            Text(
+                "To resume, pass runner.resume_dir=<mount>/.../checkpoints/global_step_N in the run script."
+            ),
+        )
+
+
+@rule(
+    "RES-RESUME-DIR",
+    Severity.ERROR,
+    Text("runner.resume_dir names a persisted global_step_N"),
+    f"{SPEC} §5 (resume_dir); {SEED_FAQ}",
+)
+def _resume_dir(ctx: RuleContext) -> Iterator[Hit]:
+    if ctx.report is None:
+        return
+    overridden = dict(re.findall(r"(runner\.resume_dir)=(\S+)", ctx.job.run_script))
+    value = overridden.get("runner.resume_dir") or ctx.report.config.get("runner.resume_dir")
+    if not value:
+        return
+    task_type = ctx.report.expansion.task_type
+    if value == "auto":
+        if task_type != "reasoning":
+            yield (
+                "spec.runScript",
+                Text("resume_dir 'auto' is accepted only by RLinf's reasoning runner."),
+                Text("Name the checkpoint directory: .../checkpoints/global_step_N."),
+            )
+        return
+    path = PurePosixPath(str(value).strip("'\""))
+    if not re.fullmatch(r"global_step_\d+", path.name):
+        yield (
+            "spec.runScript",
+            Text(
+                "runner.resume_dir '{value}' does not end in global_step_<N>; RLinf parses the step from it.",
+                value=value,
+            ),
+            Text("Point it at .../checkpoints/global_step_N (the directory holding actor/)."),
+        )
+    if not any(covers(m.mount_path, path) for r in ctx.job.roles for m in r.mounts):
+        yield (
+            "spec.runScript",
+            Text(
+                "runner.resume_dir '{value}' is not under a mount, so no Worker can read the checkpoint.",
+                value=value,
+            ),
+            Text("Mount the storage that holds the checkpoint and use its container path."),
+        )

@@ -1,0 +1,132 @@
+"""Step 2, Cluster: the backend, its connection, the GPU map and the node inventory."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ...examples import example_inventories
+from ...i18n import Text
+from ...rlark.inventory import CATEGORIES
+from ..html import CSS, banner, table
+from ..labels import Labels
+from ..session import Session
+from .fields import STYLE, WIDE, category_label, text_input
+
+
+class ClusterStep:
+    """Step 2: backend, GPUs per node, and the inventory with node categories."""
+
+    BACKENDS = (
+        (Text("Local (Ray on this machine)"), "local"),
+        ("Kubernetes", "kubernetes"),
+        ("KubeRay", "kuberay"),
+    )
+    HEADERS = (
+        Text("node"),
+        Text("cluster"),
+        Text("category"),
+        "GPUs",
+        Text("devices"),
+        Text("ready"),
+        Text("schedulable"),
+    )
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        t = self.labels = Labels(session)
+        self.backend = t.choice(
+            w.ToggleButtons, self.BACKENDS, session.backend_name, Text("Backend"), style=STYLE
+        )
+        self.context = text_input(
+            t, Text("Kube context"), session.k8s_context, Text("current context")
+        )
+        self.namespace = text_input(t, Text("Namespace"), session.k8s_namespace)
+        self.gpus = t(
+            w.IntSlider(
+                value=session.gpus_per_node,
+                min=0,
+                max=16,
+                style=STYLE,
+                continuous_update=False,
+                layout=WIDE,
+            ),
+            description=Text("GPUs per node"),
+        )
+        self.gpu_map = text_input(
+            t, Text("Per-node GPUs"), session.gpu_map_text, Text("0:8,1:4 (overrides the slider)")
+        )
+        apply_map = t(w.Button(icon="check"), description=Text("Apply"))
+        self.inventory = t.choice(
+            w.Dropdown,
+            [(Text("none"), ""), *((n, n) for n in example_inventories())],
+            session.inventory_name,
+            Text("Inventory"),
+            style=STYLE,
+            layout=WIDE,
+        )
+        self.category = t.choice(
+            w.ToggleButtons,
+            [
+                (Text("all"), ""),
+                *((lambda lang, key=key: category_label(key, lang), key) for key in CATEGORIES),
+            ],
+            "",
+            Text("Category"),
+            style=STYLE,
+        )
+        self.table = w.HTML()
+        t.on(self.backend, lambda c: setattr(session, "backend_name", c["new"]))
+        self.context.observe(lambda c: setattr(session, "k8s_context", c["new"]), "value")
+        self.namespace.observe(lambda c: setattr(session, "k8s_namespace", c["new"]), "value")
+        self.gpus.observe(lambda c: session.set_gpus(per_node=c["new"]), "value")
+        apply_map.on_click(lambda _: session.set_gpus(per_node_map=self.gpu_map.value))
+        t.on(self.inventory, lambda c: session.set_inventory(c["new"]))
+        t.on(self.category, lambda _: self.render())
+        session.observe(lambda _: self.render(), ["inventory", "lang"])
+        self.widget = w.VBox(
+            [
+                t.heading(Text("Cluster")),
+                self.backend,
+                w.HBox([self.context, self.namespace]),
+                self.gpus,
+                w.HBox([self.gpu_map, apply_map]),
+                self.inventory,
+                self.category,
+                self.table,
+            ]
+        )
+        self.render()
+
+    def render(self) -> None:
+        inventory, lang = self.s.inventory, self.s.lang
+        if inventory is None:
+            self.table.value = banner(
+                Text(
+                    "No inventory: node selections cannot be matched. Choose one (or the "
+                    "Kubernetes backend's live nodes) to see matched-node counts."
+                ).render(lang)
+            )
+            return
+        nodes = [
+            n
+            for n in inventory.nodes
+            if not self.category.value or n.category == self.category.value
+        ]
+        yes, no = Text("yes").render(lang), Text("no").render(lang)
+        self.table.value = CSS + table(
+            self.HEADERS,
+            (
+                (
+                    n.name,
+                    n.cluster or "-",
+                    category_label(n.category or "", lang),
+                    n.gpus,
+                    ", ".join(f"{k.removeprefix('rlinf.io/')}: {v}" for k, v in n.devices.items())
+                    or "-",
+                    yes if n.ready else Text("NO").render(lang),
+                    yes if n.schedulable else no,
+                )
+                for n in nodes
+            ),
+            lang,
+        )

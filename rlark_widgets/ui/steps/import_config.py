@@ -1,0 +1,106 @@
+"""Step 1, Import: a bundled example, a path or an upload, with overrides and variables."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ...examples import example_configs
+from ...i18n import Text
+from ..html import CSS, esc, findings_html, table
+from ..labels import Labels
+from ..session import Session
+from .fields import STYLE, WIDE, text_input
+
+
+class ImportStep:
+    """Step 1: a bundled example, a path, or an upload; overrides and searchpath variables."""
+
+    HEADERS = (Text("component"), Text("processes"), Text("strategy"))
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        t = self.labels = Labels(session)
+        self.example = t(
+            w.Dropdown(
+                options=list(example_configs()), value=session.example, style=STYLE, layout=WIDE
+            ),
+            description=Text("Bundled example"),
+        )
+        load_example = t(
+            w.Button(button_style="primary", icon="download"), description=Text("Load example")
+        )
+        self.path = text_input(
+            t,
+            Text("Config file"),
+            session.config_path,
+            "/path/to/RLinf/examples/embodiment/config/x.yaml",
+        )
+        load_path = t(w.Button(icon="folder-open"), description=Text("Load file"))
+        self.upload = t(
+            w.FileUpload(accept=".yaml,.yml", multiple=False), description=Text("Upload YAML")
+        )
+        self.overrides = text_input(
+            t,
+            Text("Overrides"),
+            session.overrides_text,
+            Text("cluster.num_nodes=2 (one per line)"),
+            area=True,
+        )
+        self.env = text_input(
+            t,
+            Text("Search paths"),
+            session.env_text,
+            "EMBODIED_PATH=/path/to/RLinf/examples/embodiment",
+            area=True,
+        )
+        self.summary = w.HTML()
+        load_example.on_click(lambda _: self._sync() or session.load_example(self.example.value))
+        load_path.on_click(lambda _: self._sync() or session.load_path(self.path.value))
+        self.upload.observe(self._uploaded, "value")
+        session.observe(lambda _: self.render(), ["revision", "lang"])
+        self.widget = w.VBox(
+            [
+                t.heading(Text("Import your RLinf config")),
+                w.HBox([self.example, load_example]),
+                w.HBox([self.path, load_path]),
+                self.upload,
+                self.overrides,
+                self.env,
+                self.summary,
+            ]
+        )
+        self.render()
+
+    def _sync(self) -> None:
+        self.s.overrides_text, self.s.env_text = self.overrides.value, self.env.value
+
+    def _uploaded(self, change) -> None:
+        files = change["new"]
+        if files:
+            item = files[0]
+            self._sync()
+            self.s.load_upload(item["name"], bytes(item["content"]))
+
+    def render(self) -> None:
+        report, lang = self.s.report, self.s.lang
+        if report is None:
+            self.summary.value = ""
+            return
+        e = report.expansion
+        rows = [
+            (c.name, c.world_size, c.strategy.removesuffix("PlacementStrategy"))
+            for c in sorted(e.components.values(), key=lambda c: c.name)
+        ]
+        config_findings = [f for f in report.findings if f.rule_id.startswith(("CFG", "PLC"))]
+        line = Text(
+            "{name} — task type {task_type}, {nodes} Ray node(s), mode {mode}",
+            name=self.s.config.name,
+            task_type=e.task_type or "?",
+            nodes=e.num_nodes or "?",
+            mode=e.placement_mode or "-",
+        )
+        self.summary.value = CSS + (
+            f"<div class='rlk'><b>{esc(line.render(lang))}</b></div>"
+            + (table(self.HEADERS, rows, lang) if rows else "")
+            + findings_html(config_findings, lang=lang)
+        )

@@ -1,0 +1,148 @@
+"""Step 6, Monitor: Submit, the diagnosis, charts, logs, Stop/Delete and the run record."""
+
+from __future__ import annotations
+
+import base64
+import tempfile
+from pathlib import Path
+
+import ipywidgets as w
+
+from ...i18n import Text, render
+from ...monitor.history import HistoryPoint
+from ...monitor.summary import summary_lines
+from ...viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
+from ..figures import LazyFigure
+from ..html import CSS, banner, esc
+from ..labels import Labels
+from ..session import Session
+
+
+class MonitorStep:
+    """Step 6: Submit with progress, the diagnosis banner, charts, logs, Stop/Delete, record."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        t = self.labels = Labels(session)
+        self.submit = t(w.Button(button_style="success", icon="rocket"), description=Text("Submit"))
+        self.progress = w.IntProgress(
+            value=0,
+            min=0,
+            max=10,
+            bar_style="info",
+            layout=w.Layout(width="240px", visibility="hidden"),
+        )
+        self.stop = t(w.Button(icon="stop", button_style="warning"), description=Text("Stop"))
+        self.delete = t(w.Button(icon="trash", button_style="danger"), description=Text("Delete"))
+        self.refresh = t(w.Button(icon="refresh"), description=Text("Refresh"))
+        self.status = w.HTML()
+        self.summary = w.HTML()
+        self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
+        self.worker_choice = t(
+            w.Dropdown(options=[], style={"description_width": "80px"}),
+            description=Text("Worker log"),
+        )
+        self.log = w.Textarea(layout=w.Layout(width="100%", height="220px"), disabled=True)
+        self.record = w.HTML()
+        self.record_data: str | None = None  # the prepared record (base64); "": no Job; None: none
+        record_button = t(w.Button(icon="archive"), description=Text("Prepare run record"))
+        self.submit.on_click(lambda _: session.submit())
+        self.stop.on_click(lambda _: session.stop())
+        self.delete.on_click(lambda _: session.delete())
+        self.refresh.on_click(lambda _: session.refresh())
+        self.worker_choice.observe(lambda _: self.show_log(), "value")
+        record_button.on_click(lambda _: self.prepare_record())
+        session.observe(
+            lambda _: self.render_controls(),
+            ["revision", "acknowledged", "busy", "status", "backend_name", "lang"],
+        )
+        session.observe(lambda _: self.render_monitor(), ["snapshot", "lang"])
+        session.observe(lambda _: self.render_record(), ["lang"])
+        self.widget = w.VBox(
+            [
+                t.heading(Text("Submit and monitor")),
+                w.HBox([self.submit, self.progress, self.refresh, self.stop, self.delete]),
+                self.status,
+                self.summary,
+                self.members.box,
+                self.workers.box,
+                self.checkpoints.box,
+                w.HBox([self.worker_choice]),
+                self.log,
+                w.HBox([record_button, self.record]),
+            ]
+        )
+        self.render_controls()
+
+    def render_controls(self) -> None:
+        s = self.s
+        self.submit.disabled = not s.can_submit()
+        self.progress.layout.visibility = "visible" if s.busy else "hidden"
+        self.progress.value = (self.progress.value + 3) % 11 if s.busy else 0
+        hint = "" if s.busy else _disabled_hint(len(s.blocking()), len(s.unacknowledged()))
+        self.status.value = CSS + banner(s.status, "note") + banner(render(hint, s.lang), "bad")
+
+    def render_monitor(self) -> None:
+        s = self.s
+        snap, result, lang = s.snapshot, s.diagnosis, s.lang
+        if snap is None:
+            return
+        desired = {r.name: r.replicas for r in s.job.roles} if s.job else {}
+        kind = "good" if result and result.ok else "bad"
+        lines = summary_lines(snap, desired, result, lang)
+        self.summary.value = (
+            CSS
+            + banner(lines[-1] if result and result.ok else " ".join(lines[-2:]), kind)
+            + ("<div class='rlk'><pre>" + esc("\n".join(lines[:-1])) + "</pre></div>")
+        )
+        history = s.history or [HistoryPoint.of(snap)]
+        self.members.show(members_figure(history, lang))
+        self.workers.show(worker_status_figure(history, lang))
+        self.checkpoints.show(checkpoint_figure(snap, s.submitted_at, lang))
+        options = [w_.key for w_ in snap.workers]
+        if options != list(self.worker_choice.options):
+            self.worker_choice.options = options
+            self.worker_choice.value = options[0] if options else None
+
+    def show_log(self) -> None:
+        if self.worker_choice.value:
+            self.log.value = self.s.logs(self.worker_choice.value)
+
+    def prepare_record(self) -> None:
+        path = self.s.record_zip(Path(tempfile.mkdtemp(prefix="rlark-record-")) / "run-record.zip")
+        self.record_data = "" if path is None else base64.b64encode(path.read_bytes()).decode()
+        self.render_record()
+
+    def render_record(self) -> None:
+        lang = self.s.lang
+        if not self.record_data:
+            self.record.value = (
+                ""
+                if self.record_data is None
+                else f"<i>{esc(Text('No Job to record.').render(lang))}</i>"
+            )
+            return
+        self.record.value = (
+            f"<a download='{esc(self.s.job.name)}-record.zip' "
+            f"href='data:application/zip;base64,{self.record_data}'>"
+            f"{esc(Text('Download run record').render(lang))}</a>"
+        )
+
+
+def _disabled_hint(errors: int, warnings: int) -> Text | str:
+    """Why Submit is disabled (one whole sentence per case: word order differs by language)."""
+    if errors and warnings:
+        return Text(
+            "Submit is disabled: {errors} error(s) to fix, {warnings} warning(s) to acknowledge "
+            "in the Job step.",
+            errors=errors,
+            warnings=warnings,
+        )
+    if errors:
+        return Text("Submit is disabled: {errors} error(s) to fix.", errors=errors)
+    if warnings:
+        return Text(
+            "Submit is disabled: {warnings} warning(s) to acknowledge in the Job step.",
+            warnings=warnings,
+        )
+    return ""

@@ -1,0 +1,73 @@
+"""Step 3, Topology: Ray nodes x GPUs (the plan, then the actual state), components -> roles."""
+
+from __future__ import annotations
+
+import ipywidgets as w
+
+from ...i18n import Text, render
+from ...viz.flow import flow_figure
+from ...viz.topology import node_rows, topology_figure
+from ..figures import LazyFigure
+from ..html import banner
+from ..labels import Labels
+from ..session import Session
+
+
+def topology_rows(session: Session):
+    """The plan's node rows, with each node's actual state once the Job is submitted."""
+    job, report = session.job, session.report
+    roles = [(r.name, r.replicas) for r in job.roles] if job else []
+    gpus = (
+        {rank: role.gpus for role, ranks in job.node_rank_ranges() for rank in ranks}
+        if job
+        else None
+    )
+    rows = node_rows(report.expansion, roles, gpus)
+    snap = session.snapshot
+    if snap is not None:
+        by_rank = {w.rank: w for w in snap.workers}
+        members = {m.node_rank: m for m in snap.members}
+        for row in rows:
+            worker, member = by_rank.get(row.rank), members.get(row.rank)
+            parts = [
+                worker.phase if worker else Text("no Worker"),
+                f"Ray {member.state}" if member else Text("no Ray member"),
+            ]
+            row.state = " / ".join(render(part, session.lang) for part in parts)
+    return rows
+
+
+class TopologyStep:
+    """Step 3: Ray nodes x GPUs (the plan, then the actual state), and components -> roles."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        t = self.labels = Labels(session)
+        self.grid, self.flow = LazyFigure(), LazyFigure()
+        self.note = w.HTML()
+        self.visible = False
+        session.observe(lambda _: self.render(), ["revision", "snapshot", "lang"])
+        self.widget = w.VBox([t.heading(Text("Topology")), self.note, self.grid.box, self.flow.box])
+
+    def open(self) -> None:
+        self.visible = True
+        self.render()
+
+    def render(self) -> None:
+        if not self.visible:
+            return
+        lang = self.s.lang
+        if self.s.job is None or self.s.report is None or not self.s.report.ok:
+            self.note.value = banner(
+                Text("Nothing to draw: import a config that RLinf accepts.").render(lang), "bad"
+            )
+            return
+        self.note.value = banner(
+            Text(
+                "Each cell is one GPU of one Worker (rows: Ray nodes by RLINF_NODE_RANK, coloured "
+                "by role). Hover for process ranks and visible devices."
+            ).render(lang)
+        )
+        roles = [(r.name, r.replicas) for r in self.s.job.roles]
+        self.grid.show(topology_figure(topology_rows(self.s), lang=lang))
+        self.flow.show(flow_figure(self.s.report.expansion, roles, lang=lang))

@@ -91,7 +91,7 @@ def test_a_rayjob_goes_from_submit_to_training_with_ranks_members_and_checkpoint
 
     snap = backend.snapshot("demo")
     assert snap.exists and snap.phase == "Pending" and snap.workers == []
-    assert diagnose(snap).title == "RLark has not generated the Job's Tasks yet."
+    assert diagnose(snap).title == "KubeRay has not created the RayCluster's pods yet."
 
     cluster = kuberay.operate("demo")
     snap = backend.snapshot("demo")

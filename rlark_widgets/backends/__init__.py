@@ -1,1 +1,2 @@
-"""One protocol, two implementations: ``local`` (real Ray processes) and ``kubernetes``."""
+"""One protocol, three implementations: ``local`` (real Ray processes), ``kubernetes`` (RLark's
+Job) and ``kuberay`` (KubeRay's RayJob/RayCluster)."""

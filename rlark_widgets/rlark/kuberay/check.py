@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import Any
 
-from ...findings import Finding
+from ...findings import Finding, Severity
 from ...i18n import Text
 from ...rlinf import ConfigReport
 from ..check import check_job
@@ -20,7 +20,7 @@ from ..job import Job
 from ..secrets import secret_findings
 from .manifest import Export, ExportOptions, export_job
 from .reading import Reading, cluster_spec_path, rank_problem, read_kuberay
-from .schema import kuberay_schema_findings
+from .schema import SOURCE, kuberay_schema_findings
 
 #: Rules about RLark's own fields: KubeRay has the field (CPU, memory), names PVCs rather than
 #: StorageClasses, or starts Ray with its own command (the export keeps the prepare script).
@@ -53,7 +53,20 @@ def check_kuberay(
     findings = kuberay_schema_findings(manifest)
     if findings:
         return [*findings, *secret_findings(manifest)]
-    reading = read_kuberay(manifest)
+    try:
+        reading = read_kuberay(manifest)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        unreadable = Finding(
+            "KRAY-SCHEMA",
+            Severity.ERROR,
+            cluster_spec_path(manifest),
+            Text(
+                "The manifest does not have the shape the rules read ({detail}).", detail=repr(exc)
+            ),
+            Text("Compare it with what `rlark-migrate export` writes."),
+            SOURCE,
+        )
+        return [unreadable, *secret_findings(manifest)]
     cluster = manifest.get("kind") == "RayCluster"
     node_groups = bool(report.cluster.node_groups) if report and report.cluster else False
     if node_groups and not reading.ranked:

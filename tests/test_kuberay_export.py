@@ -251,6 +251,31 @@ def test_every_planned_rank_gets_exactly_one_pod_with_its_gpus_and_devices(
         assert all(g.ranks is not None and g.replicas == 1 for g in exported.groups)
 
 
+CONFIGS = {name: load_config(str(path)) for name, path in example_configs().items()}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    name=st.sampled_from(sorted(CONFIGS)),
+    gpus=st.sampled_from(["8", "4", "2", "1", "0:8,1:4", "0:4,1:8,2:2"]),
+    inventory=st.sampled_from([None, "gpu-cloud.yaml", "mixed-robots.yaml"]),
+)
+def test_every_plan_of_the_examples_exports_one_pod_per_planned_rank(name, gpus, inventory):
+    """From the planner itself: any example, GPU layout and inventory it can plan."""
+    report = inspect_config(CONFIGS[name], gpus, search_gpus=False)
+    plan = plan_roles(report, load_inventory(INVENTORIES / inventory) if inventory else None)
+    if not plan.ok:
+        return  # RLinf rejects the layout: nothing is planned, so nothing is exported
+    job = build_job(plan, JobSettings(**SETTINGS))
+    exported = export_checked(job, report)
+    assert exported.manifest is not None
+    assert kuberay_schema_findings(exported.manifest) == []
+    assert_one_pod_per_rank(exported.manifest, job)
+    assert [rank for rank, _, _ in plan.rank_map()] == list(range(job.total_workers))
+    if report.cluster.node_groups:
+        assert all(g.ranks == (rank,) for rank, g in enumerate(exported.groups))
+
+
 # --- check on KubeRay YAML ------------------------------------------------------------------------
 def test_check_finds_broken_ranks_secrets_and_images_at_kuberay_paths() -> None:
     report, job = planned(ROBOT_CONFIG, "mixed-robots.yaml")
@@ -284,6 +309,20 @@ def test_check_says_node_groups_need_ranks_everywhere() -> None:
     errors = [f for f in check_kuberay(flat, report) if f.rule_id == "KRAY-RANKS"]
     assert errors and errors[0].severity is Severity.ERROR
     assert "no group sets it" in errors[0].message
+
+
+def test_check_runs_gpu_coverage_mounts_and_selectors_at_kuberay_paths() -> None:
+    report, job = planned("maniskill_ppo_openvlaoft", "gpu-cloud.yaml")
+    manifest = copy.deepcopy(export_checked(job, report).manifest)
+    head = manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+    head["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 2
+    head["containers"][0]["volumeMounts"][0]["mountPath"] = "relative/out"
+    head["nodeSelector"] = {}
+    found = {(f.rule_id, f.path) for f in check_kuberay(manifest, report)}
+    base = "spec.rayClusterSpec.headGroupSpec.template.spec"
+    assert ("PLN-GPU-COVER", f"{base}.containers[0].resources.limits") in found
+    assert ("JOB-MOUNT-PATH", f"{base}.containers[0].volumeMounts[0].mountPath") in found
+    assert ("JOB-SELECTOR-EMPTY", f"{base}.nodeSelector") in found
 
 
 # --- the CLI --------------------------------------------------------------------------------------

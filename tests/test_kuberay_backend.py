@@ -288,12 +288,16 @@ def test_the_cli_submits_watches_stops_and_deletes_on_kuberay(kuberay, tmp_path,
     backend = ("--backend", "kuberay", "--kubeconfig", str(kubeconfig))
     job_file = tmp_path / "demo.yaml"
     job_file.write_text(render_job_yaml(demo_job()))
-    claim(kuberay)
+    claim(kuberay, "shared-out")
 
-    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend, "--claim", "output=shared-out")
     assert code == 0 and "Submitted: demo. Created RayJob 'demo'" in out, out
+    volumes = kuberay.object("RayJob", "demo")["spec"]["rayClusterSpec"]["headGroupSpec"]
+    assert volumes["template"]["spec"]["volumes"][0]["persistentVolumeClaim"] == {
+        "claimName": "shared-out"
+    }
     assert "Next: rlark-migrate status demo --backend kuberay --watch" in out
-    code, out, _ = cli(capsys, "submit", str(job_file), *backend)
+    code, out, _ = cli(capsys, "submit", str(job_file), *backend, "--claim", "output=shared-out")
     assert code == 0 and "Not submitted again: demo." in out
 
     cluster = kuberay.operate("demo")

@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from ..backends.base import Backend, default_workspace
-from ..rlark.kuberay.schema import KINDS
 
 DEFAULT_WORKSPACE = default_workspace()
 
@@ -33,22 +32,19 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
-    group.add_argument(
-        "--kind", choices=KINDS, default="RayJob", help="kuberay: submit a RayJob or RayCluster"
-    )
 
 
 def open_backend(args: argparse.Namespace) -> Backend:
     """The backend the arguments name; raises BackendError when it cannot be reached."""
     if args.backend == "kuberay":
         from ..backends.kuberay import KubeRayBackend
-        from ..rlark.kuberay import ExportOptions
+        from .kuberay_args import export_options
 
         return KubeRayBackend.from_kubeconfig(
             context=args.context,
             namespace=args.namespace,
             config_file=args.kubeconfig,
-            options=ExportOptions(kind=args.kind),
+            options=export_options(args),  # submit's KubeRay options; defaults elsewhere
         )
     if args.backend == "kubernetes":
         from ..backends.kube.backend import KubernetesBackend

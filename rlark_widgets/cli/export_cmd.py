@@ -9,7 +9,7 @@ from pathlib import Path
 from ..findings import Finding, has_errors
 from ..i18n import Text, render
 from ..rlark.check import check_job
-from ..rlark.kuberay import KINDS, ExportOptions, export_checked
+from ..rlark.kuberay import export_checked
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import JobYamlError, dump_yaml, parse_job_yaml
 from ..rlinf import ConfigReport, inspect_config
@@ -21,6 +21,7 @@ from .config_args import (
     has_config,
     load_from_args,
 )
+from .kuberay_args import add_kuberay_arguments, export_options
 from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
 from .render import findings_text
 
@@ -47,56 +48,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_kuberay_arguments(kuberay)
     parser.add_argument("-o", "--output", metavar="FILE", help="write the YAML here")
     parser.set_defaults(run=run, namespace=None)  # a Job YAML keeps its own unless given
-
-
-def add_kuberay_arguments(group: argparse._ArgumentGroup | argparse.ArgumentParser) -> None:
-    """KubeRay's own choices (export, and the kuberay backend's submit)."""
-    group.add_argument(
-        "--kind", choices=KINDS, default="RayJob", help="kuberay: RayJob (default) or RayCluster"
-    )
-    group.add_argument(
-        "--keep-cluster",
-        action="store_true",
-        help="RayJob: keep the RayCluster after the job ends (shutdownAfterJobFinishes: false)",
-    )
-    group.add_argument(
-        "--ttl-seconds-after-finished",
-        type=int,
-        default=600,
-        metavar="S",
-        help="RayJob: seconds KubeRay keeps the pods after the job ends (default 600)",
-    )
-    group.add_argument(
-        "--active-deadline-seconds",
-        type=int,
-        metavar="S",
-        help="RayJob: fail the job after this long (default: no limit)",
-    )
-    group.add_argument(
-        "--claim",
-        action="append",
-        default=[],
-        metavar="MOUNT=CLAIM",
-        help="an existing PVC for an object-storage mount (KubeRay creates none); repeatable",
-    )
-    group.add_argument("--ray-version", help="spec.rayVersion (the image's Ray version)")
-
-
-def export_options(args: argparse.Namespace) -> ExportOptions:
-    claims = {}
-    for item in args.claim:
-        mount, sep, claim = item.partition("=")
-        if not sep or not mount or not claim:
-            raise UsageError(Text("--claim takes MOUNT=CLAIM, got {item}", item=repr(item)))
-        claims[mount] = claim
-    return ExportOptions(
-        kind=args.kind,
-        shutdown_after_job_finishes=not args.keep_cluster,
-        ttl_seconds_after_finished=args.ttl_seconds_after_finished,
-        active_deadline_seconds=args.active_deadline_seconds,
-        claims=claims,
-        ray_version=args.ray_version,
-    )
 
 
 def _job(args: argparse.Namespace, inventory):

@@ -28,6 +28,7 @@ from .config_args import (
     load_from_args,
     print_error,
 )
+from .kuberay_args import add_kuberay_arguments
 from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
 from .render import findings_text
 from .waiting import WAIT_TARGETS, wait_for
@@ -51,6 +52,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_config_arguments(submit, positional=False, override_short=False)
     add_job_arguments(submit, namespace=False)
     add_backend_arguments(submit)
+    add_kuberay_arguments(submit.add_argument_group("KubeRay (with --backend kuberay)"))
     submit.add_argument(
         "--wait",
         choices=WAIT_TARGETS,

@@ -136,6 +136,25 @@ def test_a_dead_ray_member_is_named_by_its_rank(kuberay):
     assert verdict.detail == "Dead: rank 1."
 
 
+def test_a_refresh_costs_the_same_few_requests_for_3_or_30_ranked_workers(kuberay):
+    costs = []
+    for name, actors in (("small", 1), ("large", 28)):
+        job = demo_job(name)
+        job.roles[1].replicas = actors
+        job.annotations["rlark.io/rlinf-num-nodes"] = str(actors + 2)
+        backend = kuberay.backend()
+        assert backend.submit(job).created
+        cluster = kuberay.operate(name)
+        kuberay.run_ray(name, cluster)
+        kuberay.ray_members(cluster)
+        before, served = backend.api.requests, kuberay.emulator.served
+        snap = backend.snapshot(name)
+        assert len(snap.workers) == snap.members_alive == actors + 2
+        assert [w.rank for w in snap.workers] == list(range(actors + 2))
+        costs.append((backend.api.requests - before, kuberay.emulator.served - served))
+    assert costs == [(4, 4), (4, 4)]  # RayJob, pods, events, dashboard (checkpoints: local)
+
+
 def test_checkpoints_are_listed_by_exec_in_the_head_pod_without_a_local_mount(kuberay):
     backend = kuberay.backend(checkpoint_root=None)
     backend.submit(demo_job())

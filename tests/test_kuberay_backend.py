@@ -299,6 +299,7 @@ def test_the_app_exports_a_rayjob_and_submits_it_through_the_kuberay_backend(
 def test_the_cli_submits_watches_stops_and_deletes_on_kuberay(kuberay, tmp_path, capsys):
     import json
 
+    import yaml
     from test_cli_jobs import cli, write_kubeconfig
 
     from rlark_widgets.rlark.yaml_io import render_job_yaml
@@ -330,6 +331,15 @@ def test_the_cli_submits_watches_stops_and_deletes_on_kuberay(kuberay, tmp_path,
         ("actor", 1),
         ("env", 2),
     ]
+    code, out, _ = cli(capsys, "record", "demo", *backend, "-o", str(tmp_path / "record"))
+    stored = kuberay.object("RayJob", "demo")
+    written = yaml.safe_load((tmp_path / "record" / "job.yaml").read_text())
+    assert code == 0 and written == {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {k: stored["metadata"][k] for k in ("name", "namespace", "annotations")},
+        "spec": stored["spec"],
+    }
     code, out, _ = cli(capsys, "--lang", "zh", "stop", "demo", *backend)
     assert code == 0 and out.startswith("已暂停命名空间 'research' 中的 RayJob 'demo'")
     code, out, _ = cli(capsys, "delete", "demo", *backend)

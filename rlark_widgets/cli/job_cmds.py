@@ -332,7 +332,8 @@ def run_record(args: argparse.Namespace) -> int:
                 missing = Text("(log not available: {message})", message=exc.text)
                 logs[worker.key] = missing.render(RECORD_LANG) + "\n"
         diagnosis = diagnose(snap).to_dict(RECORD_LANG)
-        record = snapshot_record(job, snap.to_dict(), diagnosis, logs)
+        submitted = backend.submitted(args.name) if backend.name == "kuberay" else None
+        record = snapshot_record(job, snap.to_dict(), diagnosis, logs, submitted)
         _say(Text("Record written to {path}", path=record.write(args.output)), args.lang)
     except BackendError as exc:
         return _fail(exc, args.lang)

@@ -252,6 +252,21 @@ class KubeRayBackend:
                 ),
             ) from None
 
+    def submitted(self, name: str) -> dict[str, Any] | None:
+        """The RayJob/RayCluster as the cluster holds it, without status and server metadata."""
+        found = self.reader.find(name)
+        if found is None:
+            return None
+        obj = found[1]
+        metadata = obj.get("metadata") or {}
+        kept = {k: metadata[k] for k in ("name", "namespace", "annotations") if k in metadata}
+        return {
+            "apiVersion": obj["apiVersion"],
+            "kind": obj["kind"],
+            "metadata": kept,
+            "spec": obj["spec"],
+        }
+
     def snapshot(self, name: str) -> JobSnapshot:
         return self.reader.read(name)
 

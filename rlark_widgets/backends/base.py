@@ -5,13 +5,22 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from ..contract import (
+    CHECKPOINT_DIR_ANNOTATION,
+    MAX_STEPS_ANNOTATION,
+    NUM_NODES_ANNOTATION,
+    SAVE_INTERVAL_ANNOTATION,
+)
 from ..findings import Finding, Severity
 from ..i18n import Text, TextError, render
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
+
+if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
+    from ..rlinf import Expansion, RLinfConfig
 
 #: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
 LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-")
@@ -74,14 +83,14 @@ def expectations(job: Job) -> Expectations:
     notes = job.annotations
 
     def number(key: str) -> int | None:
-        value = notes.get(f"rlark.io/{key}")
+        value = notes.get(key)
         return int(value) if value is not None and value.lstrip("-").isdigit() else None
 
     return Expectations(
-        num_nodes=number("rlinf-num-nodes") or job.total_workers,
-        checkpoint_dir=notes.get("rlark.io/checkpoint-dir"),
-        save_interval=number("save-interval"),
-        max_steps=number("max-steps"),
+        num_nodes=number(NUM_NODES_ANNOTATION) or job.total_workers,
+        checkpoint_dir=notes.get(CHECKPOINT_DIR_ANNOTATION),
+        save_interval=number(SAVE_INTERVAL_ANNOTATION),
+        max_steps=number(MAX_STEPS_ANNOTATION),
     )
 
 
@@ -90,9 +99,14 @@ class Backend(Protocol):
 
     def inventory(self) -> Inventory: ...
 
-    def preflight(self, job: Job) -> list[Finding]: ...
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """What would stop ``job`` here; ``config``: the RLinf config it was planned from, which
+        decides layouts the Job alone does not (KubeRay's worker groups per node rank)."""
+        ...
 
-    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
         """Submit once; ``expansion`` / ``config`` let the local rehearsal verify the placement."""
         ...
 

@@ -1,11 +1,13 @@
-"""Choosing and opening a backend from the command line (imports are lazy: Ray and kubernetes are slow)."""
+"""Choosing a backend on the command line; :func:`~..backends.open_backend` opens it."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from ..backends import BACKEND_NAMES, open_backend
 from ..backends.base import Backend, default_workspace
+from .kuberay_args import export_options
 
 DEFAULT_WORKSPACE = default_workspace()
 
@@ -14,7 +16,7 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("backend")
     group.add_argument(
         "--backend",
-        choices=("local", "kubernetes", "kuberay"),
+        choices=BACKEND_NAMES,
         default="local",
         help="local: real Ray nodes on this machine (default); kubernetes: your cluster (RLark);"
         " kuberay: your cluster's KubeRay (RayJob/RayCluster)",
@@ -34,24 +36,14 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_backend(args: argparse.Namespace) -> Backend:
+def backend_from_args(args: argparse.Namespace) -> Backend:
     """The backend the arguments name; raises BackendError when it cannot be reached."""
-    if args.backend == "kuberay":
-        from ..backends.kuberay import KubeRayBackend
-        from .kuberay_args import export_options
-
-        return KubeRayBackend.from_kubeconfig(
-            context=args.context,
-            namespace=args.namespace,
-            config_file=args.kubeconfig,
-            options=export_options(args),  # submit's KubeRay options; defaults elsewhere
-        )
-    if args.backend == "kubernetes":
-        from ..backends.kube.backend import KubernetesBackend
-
-        return KubernetesBackend.from_kubeconfig(
-            context=args.context, namespace=args.namespace, config_file=args.kubeconfig
-        )
-    from ..backends.local.backend import LocalBackend
-
-    return LocalBackend(args.workspace, run_timeout=getattr(args, "run_timeout", None))
+    return open_backend(
+        args.backend,
+        workspace=args.workspace,
+        run_timeout=getattr(args, "run_timeout", None),
+        context=args.context,
+        namespace=args.namespace,
+        kubeconfig=args.kubeconfig,
+        kuberay=export_options(args) if args.backend == "kuberay" else None,
+    )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from ..findings import Finding, has_errors
-from ..rlark.check import check_job
-from ..rlark.kuberay import check_kuberay, is_kuberay
+from ..pipeline import given_job, given_kuberay, inspect
+from ..rlark.inventory import Inventory
+from ..rlark.kuberay import is_kuberay
 from ..rlark.schema import schema_findings
 from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
-from ..rlinf import inspect_config
 from .config_args import (
     add_config_arguments,
     exc_text,
@@ -68,27 +69,26 @@ def run(args: argparse.Namespace) -> int:
         config = load_from_args(args)
         if config is None:
             return 1
-        report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        findings += report.findings
+        report = inspect(config, gpu_layout(args))
     if job is not None:
-        findings += [
-            f
-            for f in check_job(job, report, inventory, target_cluster=args.cluster)
-            if f.rule_id != "JOB-SCHEMA"
-        ]
+        planned = given_job(job, report, inventory, target_cluster=args.cluster)
+        findings += [f for f in planned.findings if f.rule_id != "JOB-SCHEMA"]
+    elif report is not None:
+        findings += report.findings
     return _report(args, findings)
 
 
-def _kuberay_findings(args: argparse.Namespace, manifest, inventory) -> list[Finding] | None:
+def _kuberay_findings(
+    args: argparse.Namespace, manifest: dict[str, Any], inventory: Inventory | None
+) -> list[Finding] | None:
     """KubeRay's schema and the rules that apply; None when the config cannot be read."""
     report = None
     if has_config(args):
         config = load_from_args(args)
         if config is None:
             return None
-        report = inspect_config(config, gpu_layout(args), search_gpus=False)
-    found = check_kuberay(manifest, report, inventory, target_cluster=args.cluster)
-    return [*(report.findings if report else []), *found]
+        report = inspect(config, gpu_layout(args))
+    return given_kuberay(manifest, report, inventory, target_cluster=args.cluster)
 
 
 def _report(args: argparse.Namespace, findings: list[Finding] | None) -> int:

@@ -6,23 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..findings import Finding, has_errors
-from ..i18n import Text, render
-from ..rlark.check import check_job
-from ..rlark.kuberay import export_checked
+from ..findings import has_errors
+from ..i18n import Text
+from ..pipeline import export_kuberay
 from ..rlark.secrets import redact
-from ..rlark.yaml_io import JobYamlError, dump_yaml, parse_job_yaml
-from ..rlinf import ConfigReport, inspect_config
-from .config_args import (
-    UsageError,
-    add_config_arguments,
-    exc_text,
-    gpu_layout,
-    has_config,
-    load_from_args,
-)
+from ..rlark.yaml_io import dump_yaml
+from .config_args import add_config_arguments
 from .kuberay_args import add_kuberay_arguments, export_options
-from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
+from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 
 
@@ -50,44 +41,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run, namespace=None)  # a Job YAML keeps its own unless given
 
 
-def _job(args: argparse.Namespace, inventory):
-    """(Job, report, findings so far) from a Job YAML or a config; None when planning failed."""
-    if args.job:
-        try:
-            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"))
-        except (OSError, JobYamlError) as exc:
-            raise UsageError(f"{args.job}: {render(exc_text(exc), args.lang)}") from None
-        report: ConfigReport | None = None
-        if has_config(args):
-            config = load_from_args(args)
-            if config is None:
-                return None
-            report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        job.namespace = args.namespace or job.namespace
-        return job, report, list(report.findings) if report else []
-    if not has_config(args):
-        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    planned = plan_from_args(args, inventory)
-    if planned is None:
-        return None
-    before: list[Finding] = [*planned.report.findings, *planned.plan.findings]
-    if planned.job is None:
-        print(findings_text(planned.findings, args.lang), file=sys.stderr)
-        return None
-    return planned.job, planned.report, before
-
-
 def run(args: argparse.Namespace) -> int:
     options = export_options(args)
-    inventory = load_inventory_arg(args)
-    built = _job(args, inventory)
-    if built is None:
+    planned = planned_from_args(args, load_inventory_arg(args))
+    if planned is None:
         return 1
-    job, report, findings = built
-    exported = export_checked(job, report, inventory, options, target_cluster=args.cluster)
-    findings += exported.findings
-    if exported.manifest is None:  # the Job's own check says why in more words
-        findings += [f for f in check_job(job, report, inventory) if f.rule_id.startswith("PLN-")]
+    if planned.job is not None and args.namespace:
+        planned.job.namespace = args.namespace
+    exported = export_kuberay(planned, options)
+    findings = exported.findings
     shown = findings_text(findings, args.lang)
     if exported.manifest is not None:
         text = redact(dump_yaml(exported.manifest))

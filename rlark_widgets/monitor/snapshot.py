@@ -7,6 +7,7 @@ Anything a backend could not read is named in ``JobSnapshot.missing`` rather tha
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ..i18n import Text, render
@@ -19,8 +20,23 @@ PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN = (
     "Failed",
     "Unknown",
 )
-#: Job phases as RLark reports them in status.phase.
-JOB_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Stopped")
+
+
+class JobPhase(StrEnum):
+    """Job phases as RLark reports them in status.phase (a str, so it compares with one)."""
+
+    PENDING = "Pending"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    STOPPED = "Stopped"
+
+    @property
+    def ended(self) -> bool:
+        """Nothing more will happen: the monitor stops refreshing, ``status --watch`` exits."""
+        return self in (JobPhase.SUCCEEDED, JobPhase.FAILED, JobPhase.STOPPED)
+
+
 #: Parts of a snapshot a backend may fail to read (``Missing.part``): stable keys the
 #: diagnosis tests, whatever language the reason is shown in.
 JOB_SPEC, PODS, EVENTS, MEMBERS, CHECKPOINTS, LOG_TAIL, SUPERVISOR, PLAN = (
@@ -72,7 +88,7 @@ class EventRecord:
     """A Kubernetes event (or a local equivalent) about one Worker."""
 
     reason: str
-    message: str
+    message: Text | str  # the local backend's own events are Text, rendered when shown
     type: str = "Normal"
     count: int = 1
     time: float | None = None
@@ -91,7 +107,7 @@ class WorkerSnapshot:
     ip: str | None = None
     restarts: int = 0
     reason: str | None = None  # ImagePullBackOff, CrashLoopBackOff, OOMKilled, Error, ...
-    message: str | None = None
+    message: Text | str | None = None
     exit_code: int | None = None
     events: list[EventRecord] = field(default_factory=list)
     head: bool = False  # runs the Ray head: every member depends on it
@@ -159,6 +175,16 @@ class JobSnapshot:
     log_tail: list[str] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     rehearsal: bool = False  # the local backend's rehearsal: never reported as training
+
+    @property
+    def ended(self) -> bool:
+        """The Job is gone or in a phase that :attr:`JobPhase.ended` (unknown phases have not)."""
+        if not self.exists:
+            return True
+        try:
+            return JobPhase(self.phase or "").ended
+        except ValueError:
+            return False
 
     @property
     def members_alive(self) -> int:

@@ -7,6 +7,7 @@ change, the traces do not, so the same widgets update in place.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import ipywidgets as w
 
@@ -38,7 +39,7 @@ THEME_TEXT = (
 )
 
 
-def _shape(figure) -> list[str]:
+def _shape(figure: Any) -> list[str]:
     """Trace types in order: what a live widget can take in place (names may change)."""
     return [trace.type for trace in figure.data]
 
@@ -67,7 +68,7 @@ def _figure_class() -> type:
     return SharedFigureWidget
 
 
-def _figure_widget(figure):
+def _figure_widget(figure: Any) -> Any:
     widget = _figure_class()(figure)
     widget._announce = True
     widget.open()
@@ -88,7 +89,7 @@ class LazyFigure:
         self.box.add_class("rlk-figure")
         self.widget = None
 
-    def show(self, figure) -> None:
+    def show(self, figure: Any) -> None:
         figure.update_layout(width=FIGURE_WIDTH)
         if self.widget is not None and _shape(self.widget) == _shape(figure):
             with self.widget.batch_update():

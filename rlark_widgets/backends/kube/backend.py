@@ -32,10 +32,11 @@ from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
+from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
 from .config import connect
-from .inventory import NodeSelection, inventory_from, node_selection
+from .inventory import inventory_from
 from .preflight import (
     access_findings,
     capacity_findings,
@@ -123,19 +124,15 @@ class KubernetesBackend:
         )
         return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
 
-    def select_nodes(
-        self, selector: Mapping[str, str], inventory: Inventory | None = None
-    ) -> NodeSelection:
-        """The console's read-only selected node count, and matches outside the intended cluster."""
-        return node_selection(inventory or self.inventory(), selector, self.cluster)
-
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
         manifest = job.to_manifest()
         manifest["metadata"]["namespace"] = self.namespace
         return manifest
 
-    def preflight(self, job: Job) -> list[Finding]:
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """CRD, access, dry run, node selection and capacity (``config`` changes nothing: the
+        RLark Job sets every Worker's rank itself)."""
         manifest = self.manifest(job)
         crd, access = crd_findings(self.api), access_findings(self.api, self.namespace)
         findings = [*namespace_findings(job, self.namespace), *crd, *access]
@@ -156,7 +153,9 @@ class KubernetesBackend:
             command=f"kubectl -n {self.namespace} get {JOBS} {name}",
         )
 
-    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
         """Create the Job once; ``expansion`` and ``config`` are for the local rehearsal only."""
         manifest = self.manifest(job)
         with self._submit_lock:  # a double click in one session waits for the first answer

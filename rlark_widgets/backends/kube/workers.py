@@ -76,7 +76,7 @@ def _container_state(
     if "terminated" in state:
         done = state["terminated"] or {}
         return done.get("reason"), done.get("message"), as_int(done.get("exitCode"))
-    scheduled = next(
+    scheduled: Mapping[str, Any] = next(
         (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {}
     )
     if scheduled.get("status") == "False":

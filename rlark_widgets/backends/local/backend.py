@@ -30,10 +30,11 @@ from typing import Any
 
 import psutil
 
+from ...contract import CATEGORY_LABEL, CLUSTER_LABEL
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from ...rlark.inventory import Inventory, NodeInfo
 from ...rlark.job import Job
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion
@@ -109,8 +110,11 @@ class LocalBackend:
         labels = {CLUSTER_LABEL: "local", CATEGORY_LABEL: "cloud", "kubernetes.io/hostname": host}
         return Inventory((NodeInfo(name=host, labels=labels),), (), "local")
 
-    def preflight(self, job: Job) -> list[Finding]:
-        """What would stop this Job from running here (errors) and what it will not model."""
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """What would stop this Job from running here (errors) and what it will not model.
+
+        ``config`` changes nothing here: the rehearsal reads the Job's Workers alone.
+        """
         return preflight_findings(job, self.options.node_ip, self.options.run_mode == "rehearsal")
 
     def submit(

@@ -122,8 +122,9 @@ class MonitorStep:
                 else f"<i>{esc(Text('No Job to record.').render(lang))}</i>"
             )
             return
+        name = self.s.job.name if self.s.job else "job"
         self.record.value = (
-            f"<a download='{esc(self.s.job.name)}-record.zip' "
+            f"<a download='{esc(name)}-record.zip' "
             f"href='data:application/zip;base64,{self.record_data}'>"
             f"{esc(Text('Download run record').render(lang))}</a>"
         )

@@ -48,6 +48,21 @@ RANK_LABEL = f"{DEVICE_PREFIX}node-rank"
 RESERVED_ENV = frozenset({RANK_ENV, RAY_ADDRESS_ENV, "RAY_HEAD_IP", "RAY_NODE_IP_ADDRESS"})
 RESERVED_ENV_PREFIXES = ("RLARK_",)
 
+#: KubeRay's resources (``ray.io/v1`` RayJob, RayCluster) and what its operator writes on them.
+KUBERAY_GROUP = "ray.io"
+KUBERAY_API_VERSION = f"{KUBERAY_GROUP}/v1"
+#: Labels the KubeRay operator puts on every Ray pod: its RayCluster, head or worker, its group.
+KUBERAY_CLUSTER_LABEL = f"{KUBERAY_GROUP}/cluster"
+KUBERAY_NODE_TYPE_LABEL = f"{KUBERAY_GROUP}/node-type"
+KUBERAY_GROUP_LABEL = f"{KUBERAY_GROUP}/group"
+#: The annotation that lets a pod template keep its own command instead of KubeRay's.
+KUBERAY_OVERWRITE_CMD_ANNOTATION = f"{KUBERAY_GROUP}/overwrite-container-cmd"
+#: What an export writes on KubeRay pods so the monitor finds each RLark role and Worker again,
+#: and the annotation that keeps a RayCluster's run script (a RayCluster has no entrypoint).
+KUBERAY_ROLE_LABEL = f"{DEVICE_PREFIX}role"
+KUBERAY_INDEX_LABEL = f"{DEVICE_PREFIX}worker-index"
+RUN_SCRIPT_ANNOTATION = f"{ANNOTATION_PREFIX}run-script"
+
 #: A Kubernetes DNS label (RFC 1123): Job names and volume names.
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 #: Where RLinf is checked out inside the image, unless the user says otherwise.

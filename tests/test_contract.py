@@ -20,7 +20,12 @@ from rlark_widgets import contract
 PACKAGE = Path(rlark_widgets.__file__).parent
 CONTRACT = Path(contract.__file__)
 #: Facts plain enough to be ordinary words: only a constant equal to them is a copy.
-WORDS = {contract.OUTPUT_MOUNT, contract.API_GROUP, contract.API_VERSION_NAME}
+WORDS = {
+    contract.OUTPUT_MOUNT,
+    contract.API_GROUP,
+    contract.API_VERSION_NAME,
+    contract.KUBERAY_GROUP,
+}
 #: The RLARK_ prefix is reserved for RLark on Workers; our own RLARK_* settings may carry it.
 WORDS |= set(contract.RESERVED_ENV_PREFIXES)
 
@@ -82,6 +87,9 @@ def test_the_contract_defines_the_facts_the_issue_names():
     assert contract.OUTPUT_MOUNT == "output"
     assert contract.DNS_LABEL.fullmatch("demo-job") and not contract.DNS_LABEL.fullmatch("Demo")
     assert "RLINF_NODE_RANK" in contract.RESERVED_ENV
+    assert contract.KUBERAY_CLUSTER_LABEL == "ray.io/cluster"
+    assert contract.KUBERAY_NODE_TYPE_LABEL == "ray.io/node-type"
+    assert contract.KUBERAY_GROUP_LABEL == "ray.io/group"
 
 
 @pytest.mark.parametrize(

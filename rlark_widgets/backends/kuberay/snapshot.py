@@ -16,6 +16,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...contract import INDEX_LABEL as WORKER_INDEX
+from ...contract import KUBERAY_CLUSTER_LABEL as CLUSTER_LABEL
+from ...contract import KUBERAY_GROUP_LABEL as GROUP_LABEL
+from ...contract import KUBERAY_NODE_TYPE_LABEL as NODE_TYPE_LABEL
 from ...contract import TASK_LABEL
 from ...i18n import Text
 from ...monitor.snapshot import (
@@ -41,9 +44,6 @@ from ..kube.workers import join_members, workers_from
 from ..ray_members import members_from_dashboard
 
 BACKEND = "kuberay"
-CLUSTER_LABEL = "ray.io/cluster"
-NODE_TYPE_LABEL = "ray.io/node-type"
-GROUP_LABEL = "ray.io/group"
 SERVICE_PROXY = "/api/v1/namespaces/{namespace}/services/{name}/proxy/api/v0/nodes"
 DASHBOARD_PORT_NAME = "dashboard"
 #: RayJob jobDeploymentStatus -> the monitor's Job phase (what is not listed is Pending).

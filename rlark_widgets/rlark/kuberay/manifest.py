@@ -20,17 +20,16 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contract import RANK_ENV, RANK_LABEL
+from ...contract import KUBERAY_INDEX_LABEL as INDEX_LABEL
+from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
+from ...contract import KUBERAY_ROLE_LABEL as ROLE_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, RUN_SCRIPT_ANNOTATION
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import GPU_RESOURCE, MAIN_CONTAINER, Job, Mount, Role
 from .schema import API_VERSION, KINDS, SOURCE, kuberay_schema_findings
 
-OVERWRITE_CMD = "ray.io/overwrite-container-cmd"
-RUN_SCRIPT_ANNOTATION = "rlark.io/run-script"
-ROLE_ANNOTATION = "rlinf.io/role"
-ROLE_LABEL = "rlinf.io/role"
-INDEX_LABEL = "rlinf.io/worker-index"
+ROLE_ANNOTATION = ROLE_LABEL  # the role's full name, which a label value may not hold
 SHELL = ["/bin/bash", "-lc", "--"]
 PREPARE_MARK = "# --- prepare script (RLark runs it before Ray starts) ---"
 START_MARK = "# --- KubeRay's generated ray start ---"
@@ -39,7 +38,7 @@ START_LINES = ("ulimit -n 65536", 'eval "$KUBERAY_GEN_RAY_START_CMD"')
 #: head's shell unchanged (K8sJobMode pastes it into a submitter pod's command line: one more
 #: layer of shell quoting, and one more pod).
 SUBMISSION_MODE = "HTTPMode"
-SOURCE_RANKS = "rlinf-cluster-spec §3.2 (RLINF_NODE_RANK); kuberay-crds/README.md"
+SOURCE_RANKS = f"rlinf-cluster-spec §3.2 ({RANK_ENV}); kuberay-crds/README.md"
 
 
 @dataclass

@@ -12,15 +12,17 @@ from typing import Any
 
 import yaml
 
+from ...contract import KUBERAY_API_VERSION
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..schema import Draft202012Validator
 from ..schema import _path as field_path
 
-API_VERSION = "ray.io/v1"
+API_VERSION = KUBERAY_API_VERSION
 GROUP, VERSION = API_VERSION.split("/")
-CRD_FILES = {"RayJob": "ray.io_rayjobs.yaml", "RayCluster": "ray.io_rayclusters.yaml"}
 PLURALS = {"RayJob": "rayjobs", "RayCluster": "rayclusters"}
+#: KubeRay's CRD files are named ``<group>_<plural>.yaml``.
+CRD_FILES = {kind: f"{GROUP}_{plural}.yaml" for kind, plural in PLURALS.items()}
 KINDS = tuple(CRD_FILES)
 SOURCE = "KubeRay v1.7.0 CRDs (ray-operator/config/crd/bases)"
 

@@ -73,6 +73,7 @@ class KubeRayEmulator(RLarkEmulator):
 
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
+        self.created: list[tuple[bool, dict[str, Any]]] = []  # (dry run, body) of ray.io creates
         self.resources[RAYJOBS] = kmock.ResourceInfo(kind="RayJob", namespaced=True)
         self.resources[RAYCLUSTERS] = kmock.ResourceInfo(kind="RayCluster", namespaced=True)
         self.resources[SERVICES] = kmock.ResourceInfo(kind="Service", namespaced=True)
@@ -80,6 +81,8 @@ class KubeRayEmulator(RLarkEmulator):
     def _admit(self, request: kmock.Request) -> None:
         super()._admit(request)
         if request.resource.group == "ray.io":
+            dry_run = request.params.get("dryRun") == "All"
+            self.created.append((dry_run, copy.deepcopy(request.data)))
             errors = kuberay_schema_findings(request.data)
             if errors:
                 causes = [

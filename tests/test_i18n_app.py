@@ -161,7 +161,7 @@ class RefusingBackend:
 
     name = "local"
 
-    def preflight(self, job) -> list[Finding]:
+    def preflight(self, job, config=None) -> list[Finding]:
         return [
             Finding("LOC-X1", Severity.ERROR, "spec", Text("no Worker"), Text("Apply")),
             Finding("LOC-X2", Severity.ERROR, "spec", Text("no Ray member")),

@@ -344,3 +344,46 @@ def test_the_cli_submits_watches_stops_and_deletes_on_kuberay(kuberay, tmp_path,
     assert code == 0 and out.startswith("已暂停命名空间 'research' 中的 RayJob 'demo'")
     code, out, _ = cli(capsys, "delete", "demo", *backend)
     assert code == 0 and kuberay.object("RayJob", "demo") is None
+
+
+def test_preflight_names_the_kuberay_fields_of_node_selection_and_capacity(kuberay):
+    """A submission to KubeRay is told where to fix it in the RayJob, not in an RLark Job."""
+    backend = kuberay.backend()
+    claim(kuberay)
+    job = demo_job()
+    job.roles[1].node_selector = {"rlark.io/cluster": "gpu-a"}  # a800-0 and a800-1, 1 Worker
+    job.roles[1].gpus = 16  # no node has 16
+    found = {(f.rule_id, f.path) for f in backend.preflight(job) if f.rule_id.startswith("K8S-")}
+    actor = "spec.rayClusterSpec.workerGroupSpecs[0].template.spec"
+    assert found == {
+        ("K8S-SELECTOR-COUNT", f"{actor}.nodeSelector"),
+        ("K8S-CAPACITY", f"{actor}.containers[0].resources.limits"),
+    }
+    raycluster = kuberay.backend(options=ExportOptions(kind="RayCluster"))
+    paths = {f.path for f in raycluster.preflight(job) if f.rule_id.startswith("K8S-")}
+    assert paths == {
+        "spec.workerGroupSpecs[0].template.spec.nodeSelector",
+        "spec.workerGroupSpecs[0].template.spec.containers[0].resources.limits",
+    }
+
+
+def test_preflight_dry_runs_the_groups_submit_creates(kuberay):
+    """Without node groups the Workers share one group: the dry run checks that, not one per rank."""
+    from rlark_widgets.examples import example_configs, example_inventories
+    from rlark_widgets.pipeline import PlanRequest, plan_job, submit_checked
+    from rlark_widgets.rlark.inventory import load_inventory
+    from rlark_widgets.rlinf import GpuLayout, load_config
+
+    config = load_config(str(example_configs()["qwen2.5-7b-grpo-megatron"]))
+    inventory = load_inventory(example_inventories()["gpu-cloud"])
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(8), inventory))
+    assert planned.job is not None and not config.get("cluster.node_groups")
+    submit_checked(kuberay.backend(), planned)
+    dry_runs = [body for dry, body in kuberay.emulator.created if dry]
+    assert len(dry_runs) == 1
+    groups = dry_runs[0]["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    assert [(g["groupName"], g["replicas"]) for g in groups] == [("workers", 15)]
+    backend = kuberay.backend()
+    assert backend.submit(planned.job, config=config).created
+    created = kuberay.emulator.created[-1]
+    assert created[0] is False and created[1]["spec"] == dry_runs[0]["spec"]

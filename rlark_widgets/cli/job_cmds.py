@@ -1,4 +1,4 @@
-"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on either backend."""
+"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on any backend."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 
 from ..backends.base import Backend, BackendError
 from ..findings import Severity
@@ -13,6 +14,7 @@ from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
 from ..pipeline import PlannedJob, submit_checked
+from ..rlark.job import Job
 from ..rlark.record import RecordError, snapshot_record
 from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import (
@@ -283,6 +285,15 @@ def run_delete(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _submitted(backend: Backend, job: Job) -> dict[str, Any] | None:
+    """What a KubeRay backend holds (the RayJob/RayCluster, not the Job it was exported from)."""
+    if backend.name != "kuberay":
+        return None
+    from ..backends.kuberay import KubeRayBackend  # loaded already: it is the open backend
+
+    return backend.submitted(job.name) if isinstance(backend, KubeRayBackend) else None
+
+
 def run_record(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
@@ -301,8 +312,7 @@ def run_record(args: argparse.Namespace) -> int:
                 missing = Text("(log not available: {message})", message=exc.text)
                 logs[worker.key] = missing.render(RECORD_LANG) + "\n"
         diagnosis = diagnose(snap).to_dict(RECORD_LANG)
-        submitted = backend.submitted(args.name) if backend.name == "kuberay" else None
-        record = snapshot_record(job, snap.to_dict(), diagnosis, logs, submitted)
+        record = snapshot_record(job, snap.to_dict(), diagnosis, logs, _submitted(backend, job))
         _say(Text("Record written to {path}", path=record.write(args.output)), args.lang)
     except BackendError as exc:
         return _fail(exc, args.lang)

@@ -65,7 +65,8 @@ def _validator() -> Validator:
     return Draft202012Validator(job_schema())
 
 
-def _path(parts: Iterable[str | int]) -> str:
+def field_path(parts: Iterable[str | int]) -> str:
+    """A schema error's location as a dotted field path (``spec.tasks[0].image``)."""
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -75,7 +76,7 @@ def _path(parts: Iterable[str | int]) -> str:
 def wrongly_typed(manifest: Any) -> list[str]:
     """Fields whose value has the wrong type (a list where a name goes): no Job can be read."""
     return [
-        _path(error.absolute_path) or "(document)"
+        field_path(error.absolute_path) or "(document)"
         for error in _validator().iter_errors(manifest)
         if error.validator == "type"
     ]
@@ -91,7 +92,7 @@ def schema_findings(manifest: Any) -> list[Finding]:
             Finding(
                 "JOB-SCHEMA",
                 Severity.ERROR,
-                _path(error.absolute_path) or "(document)",
+                field_path(error.absolute_path) or "(document)",
                 # jsonschema's own explanation stays as it says it (English), quoted in ours
                 Text("Does not match the RLark Job schema: {detail}.", detail=error.message),
                 Text(

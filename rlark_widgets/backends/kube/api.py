@@ -116,6 +116,12 @@ class KubeApiError(BackendError):
         watcher reports it and tries again rather than giving up."""
         return self.status is None or self.status in RETRYABLE
 
+    @property
+    def server_trouble(self) -> bool:
+        """No answer, or an overloaded or failing server: a check can draw no finding from it,
+        so preflight raises it rather than reporting the Job wrong."""
+        return self.status is None or self.status == 429 or self.status >= 500
+
 
 def _status_body(exc: ApiException) -> dict[str, Any]:
     try:

@@ -25,11 +25,6 @@ LIMITS = "template.spec.containers[0].resources.limits"
 SELECTOR = "template.spec.nodeSelector"
 
 
-def _server_trouble(exc: KubeApiError) -> bool:
-    """No answer, or an overloaded or failing server: no finding can be drawn, so it is raised."""
-    return exc.status is None or exc.status == 429 or exc.status >= 500
-
-
 def _finding(
     rule_id: str,
     severity: Severity,
@@ -98,7 +93,7 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             review,
         )
     except KubeApiError as exc:
-        if _server_trouble(exc):
+        if exc.server_trouble:
             raise
         return [
             _finding(
@@ -148,7 +143,7 @@ def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]
             dry_run="All",
         )
     except KubeApiError as exc:
-        if _server_trouble(exc):
+        if exc.server_trouble:
             raise
         if exc.status == 409:
             return [

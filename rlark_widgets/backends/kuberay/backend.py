@@ -26,13 +26,20 @@ from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, Export, ExportOptions, export_job, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
+from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from ..kube.api import Action, KubeApi, KubeApiError, RetryPolicy
 from ..kube.config import connect
 from ..kube.inventory import inventory_from
-from ..kube.preflight import capacity_findings, namespace_findings, selector_findings
+from ..kube.preflight import namespace_findings
 from ..kube.snapshot import read_log
-from .preflight import access_findings, claim_findings, crd_findings, dry_run_findings
+from .preflight import (
+    access_findings,
+    claim_findings,
+    crd_findings,
+    dry_run_findings,
+    node_findings,
+)
 from .snapshot import KubeRaySnapshotReader
 
 
@@ -48,7 +55,7 @@ def _differences(ours: Any, theirs: Any, path: str = "spec") -> Iterator[str]:
         yield path
 
 
-def node_groups_of(config: Any) -> bool | None:
+def node_groups_of(config: RLinfConfig | None) -> bool | None:
     """Whether an RLinf config has ``cluster.node_groups`` (None: no config to tell)."""
     if config is None:
         return None
@@ -118,7 +125,9 @@ class KubeRayBackend:
             options = dataclasses.replace(options, node_groups=node_groups)
         return export_job(placed, options)
 
-    def preflight(self, job: Job, config: Any = None) -> list[Finding]:
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """The manifest ``submit`` would create (same namespace, same groups: ``config`` decides
+        whether every rank gets its own), checked by the server and against the nodes."""
         exported = self.export(job, node_groups_of(config))
         findings = [*namespace_findings(job, self.namespace), *exported.findings]
         if exported.manifest is None:
@@ -129,10 +138,7 @@ class KubeRayBackend:
         if not has_errors(crd + access + exported.findings):
             findings += dry_run_findings(self.api, exported.manifest)
             findings += claim_findings(self.api, exported.manifest)
-        inventory = self.inventory()
-        findings += selector_findings(job, inventory, self.cluster)
-        findings += capacity_findings(job, inventory)
-        return findings
+        return findings + node_findings(exported.manifest, self.inventory(), self.cluster)
 
     # --- submit once --------------------------------------------------------------------------
     def _where(self, kind: str, name: str) -> Text:
@@ -143,7 +149,9 @@ class KubeRayBackend:
             command=f"kubectl -n {self.namespace} get {PLURALS[kind]}.{GROUP} {name}",
         )
 
-    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
         """Export and create once; ``config`` (the RLinf config) tells whether ranks matter."""
         exported = self.export(job, node_groups_of(config))
         errors = [f for f in exported.findings if f.severity is Severity.ERROR]

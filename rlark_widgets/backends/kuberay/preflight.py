@@ -1,8 +1,9 @@
 """Preflight for KubeRay: the operator's CRD is served, we may create it, the server accepts it.
 
-The node checks (selectors, GPU and device capacity) are the Kubernetes backend's, on the same
-Job; what is KubeRay's own is the CRD, the access review on ``ray.io``, the dry run of the
-exported manifest, and the PVCs, which KubeRay does not create.
+What is KubeRay's own is the CRD, the access review on ``ray.io``, the dry run of the exported
+manifest, and the PVCs, which KubeRay does not create. The node checks (selectors, GPU and
+device capacity) are the Kubernetes backend's, run on the Job the manifest reads as and
+reported at the manifest's own fields (``spec.rayClusterSpec.workerGroupSpecs[i]...``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,18 @@ from typing import Any
 
 from ...findings import Finding, Severity
 from ...i18n import Text
-from ...rlark.kuberay import API_VERSION, PLURALS
+from ...rlark.inventory import Inventory
+from ...rlark.kuberay import API_VERSION, PLURALS, at_kuberay_paths, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
 from ..kube.api import Action, KubeApi, KubeApiError, with_server_words
-from ..kube.preflight import _server_trouble
+from ..kube.preflight import capacity_findings, selector_findings
 
 SOURCE = "DESIGN.md §5 (kuberay preflight)"
 
 
-def _finding(rule_id: str, severity: Severity, path: str, message: Text, fix: Text) -> Finding:
+def _finding(
+    rule_id: str, severity: Severity, path: str, message: Text, fix: Text | str
+) -> Finding:
     return Finding(rule_id, severity, path, message, fix, SOURCE)
 
 
@@ -87,9 +91,22 @@ def access_findings(api: KubeApi, namespace: str, kind: str) -> list[Finding]:
             review,
         )
     except KubeApiError as exc:
-        if _server_trouble(exc):
+        if exc.server_trouble:
             raise
-        return []
+        return [
+            _finding(
+                "KRAY-ACCESS",
+                Severity.WARNING,
+                "metadata.namespace",
+                Text(
+                    "Could not check whether you may create {resource} in '{namespace}': {reason}",
+                    resource=resource,
+                    namespace=namespace,
+                    reason=exc.text,
+                ),
+                fix,
+            )
+        ]
     status = answer.get("status") or {}
     if status.get("allowed"):
         return []
@@ -126,7 +143,7 @@ def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]
             dry_run="All",
         )
     except KubeApiError as exc:
-        if _server_trouble(exc):
+        if exc.server_trouble:
             raise
         if exc.status == 409:
             return [
@@ -200,3 +217,16 @@ def claim_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]:
         for claim in claims
         if claim not in present
     ]
+
+
+def node_findings(
+    manifest: dict[str, Any], inventory: Inventory, cluster: str | None
+) -> list[Finding]:
+    """Each group's node selection and the GPUs and devices its pods request, on the cluster's
+    nodes, at the manifest's fields: the groups as they will be created, one per rank or not."""
+    reading = read_kuberay(manifest)
+    found = [
+        *selector_findings(reading.job, inventory, cluster),
+        *capacity_findings(reading.job, inventory),
+    ]
+    return at_kuberay_paths(found, reading, manifest)

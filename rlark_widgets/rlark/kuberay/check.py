@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from ...findings import Finding, Severity
@@ -29,8 +30,8 @@ NO_RUN_SCRIPT = "JOB-RUN-SCRIPT"  # a RayCluster runs none
 _TASK = re.compile(r"^spec\.tasks\[(\d+)\]")
 
 
-def _where(path: str, reading: Reading, manifest: dict[str, Any]) -> str:
-    """An RLark Job path as the KubeRay manifest's path."""
+def kuberay_path(path: str, reading: Reading, manifest: dict[str, Any]) -> str:
+    """An RLark Job path (``spec.tasks[i]...``) as the path of the KubeRay field it became."""
     match = _TASK.match(path)
     if match and int(match.group(1)) < len(reading.role_paths):
         rest = path[match.end() :].replace(".prepareScript", ".template.spec.containers[0].args[0]")
@@ -40,6 +41,13 @@ def _where(path: str, reading: Reading, manifest: dict[str, Any]) -> str:
     if path.startswith("spec.runScript"):
         return reading.run_script_path
     return path
+
+
+def at_kuberay_paths(
+    findings: Iterable[Finding], reading: Reading, manifest: dict[str, Any]
+) -> list[Finding]:
+    """Findings on the Job a manifest reads as, pointing at the manifest's own fields."""
+    return [dataclasses.replace(f, path=kuberay_path(f.path, reading, manifest)) for f in findings]
 
 
 def check_kuberay(
@@ -80,14 +88,14 @@ def check_kuberay(
             )
         )
     findings += reading.findings
-    for finding in check_job(reading.job, report, inventory, target_cluster=target_cluster):
-        if finding.rule_id in NOT_KUBERAY or (
-            cluster and finding.rule_id.startswith(NO_RUN_SCRIPT)
-        ):
-            continue
-        if finding.rule_id.startswith("SEC-"):
-            continue  # scanned on the manifest itself below, at its own paths
-        findings.append(dataclasses.replace(finding, path=_where(finding.path, reading, manifest)))
+    applying = [
+        finding
+        for finding in check_job(reading.job, report, inventory, target_cluster=target_cluster)
+        if finding.rule_id not in NOT_KUBERAY
+        and not (cluster and finding.rule_id.startswith(NO_RUN_SCRIPT))
+        and not finding.rule_id.startswith("SEC-")  # scanned on the manifest itself below
+    ]
+    findings += at_kuberay_paths(applying, reading, manifest)
     return [*findings, *secret_findings(manifest)]
 
 

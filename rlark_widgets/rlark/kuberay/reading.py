@@ -96,14 +96,13 @@ def _role(group: dict[str, Any], head: bool, replicas: int) -> tuple[Role, str |
     mounts = []
     for vm in container.get("volumeMounts") or []:
         volume = volumes.get(vm["name"], {})
+        volume_name, at, read_only = vm["name"], vm["mountPath"], bool(vm.get("readOnly"))
         if "hostPath" in volume:
-            kind, source = "hostPath", volume["hostPath"]["path"]
+            path = volume["hostPath"]["path"]
+            mounts.append(Mount(volume_name, "hostPath", path, at, read_only))
         else:
-            kind, source = (
-                "storage",
-                (volume.get("persistentVolumeClaim") or {}).get("claimName", ""),
-            )
-        mounts.append(Mount(vm["name"], kind, source, vm["mountPath"], bool(vm.get("readOnly"))))
+            claim = (volume.get("persistentVolumeClaim") or {}).get("claimName", "")
+            mounts.append(Mount(volume_name, "storage", claim, at, read_only))
     role = Role(
         name=name,
         replicas=replicas,

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ...contract import KUBERAY_API_VERSION
 from ...findings import Finding, Severity
 from ...i18n import Text
-from ..schema import Draft202012Validator
-from ..schema import _path as field_path
+from ..schema import Draft202012Validator, field_path
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 API_VERSION = KUBERAY_API_VERSION
 GROUP, VERSION = API_VERSION.split("/")
@@ -43,7 +45,7 @@ def kind_schema(kind: str) -> dict[str, Any]:
 
 
 @cache
-def _validator(kind: str) -> Draft202012Validator:
+def _validator(kind: str) -> Validator:
     return Draft202012Validator(kind_schema(kind))
 
 

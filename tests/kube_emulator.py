@@ -34,7 +34,7 @@ import kmock
 import pytest
 from kubernetes import client
 
-from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.k8s.api import RetryPolicy
 from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.rlark.schema import schema_findings
 

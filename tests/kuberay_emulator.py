@@ -21,7 +21,7 @@ import kmock
 import pytest
 from kube_emulator import NAMESPACE, Cluster, LoopThread, RLarkEmulator, seed_nodes
 
-from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.k8s.api import RetryPolicy
 from rlark_widgets.backends.kuberay import KubeRayBackend
 from rlark_widgets.rlark.kuberay import kuberay_schema_findings
 

@@ -56,7 +56,7 @@ def test_preflight_checks_crd_access_dry_run_and_the_pvc_kuberay_does_not_create
 
 
 def test_a_cluster_without_kuberay_is_told_to_install_the_operator(kube):
-    from rlark_widgets.backends.kube.api import RetryPolicy
+    from rlark_widgets.backends.k8s.api import RetryPolicy
     from rlark_widgets.backends.kuberay import KubeRayBackend
 
     backend = KubeRayBackend(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +27,12 @@ from ...rlark.kuberay import PLURALS, Export, ExportOptions, export_job, read_ku
 from ...rlark.kuberay.schema import GROUP, VERSION
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from ..kube.api import Action, KubeApi, KubeApiError, RetryPolicy
-from ..kube.config import connect
-from ..kube.inventory import inventory_from
-from ..kube.preflight import namespace_findings
-from ..kube.snapshot import read_log
+from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
+from ..k8s.config import connect
+from ..k8s.differences import spec_differences
+from ..k8s.inventory import inventory_from
+from ..k8s.nodes import namespace_findings
+from ..k8s.pods import read_log
 from .preflight import (
     access_findings,
     claim_findings,
@@ -41,18 +41,6 @@ from .preflight import (
     node_findings,
 )
 from .snapshot import KubeRaySnapshotReader
-
-
-def _differences(ours: Any, theirs: Any, path: str = "spec") -> Iterator[str]:
-    """Paths where the server's object differs from ours (fields the server added do not count)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        for key in sorted(ours):
-            yield from _differences(ours[key], theirs.get(key), f"{path}.{key}")
-    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
-        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-            yield from _differences(a, b, f"{path}[{index}]")
-    elif ours != theirs:
-        yield path
 
 
 def node_groups_of(config: RLinfConfig | None) -> bool | None:
@@ -200,7 +188,9 @@ class KubeRayBackend:
         there, current = found
         where = self._where(there, name)
         differences = (
-            list(_differences(manifest["spec"], current.get("spec"))) if there == kind else ["kind"]
+            list(spec_differences(manifest["spec"], current.get("spec"), server_may_add=True))
+            if there == kind
+            else ["kind"]
         )
         if not differences:
             message = (

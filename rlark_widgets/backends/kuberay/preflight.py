@@ -16,8 +16,8 @@ from ...i18n import Text
 from ...rlark.inventory import Inventory
 from ...rlark.kuberay import API_VERSION, PLURALS, at_kuberay_paths, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
-from ..kube.api import Action, KubeApi, KubeApiError, with_server_words
-from ..kube.preflight import capacity_findings, selector_findings
+from ..k8s.api import Action, KubeApi, KubeApiError, with_server_words
+from ..k8s.nodes import capacity_findings, selector_findings
 
 SOURCE = "DESIGN.md §5 (kuberay preflight)"
 

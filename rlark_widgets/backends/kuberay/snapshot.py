@@ -26,7 +26,6 @@ from ...monitor.snapshot import (
     FAILED,
     JOB_SPEC,
     LOG_TAIL,
-    MEMBERS,
     PENDING,
     PODS,
     RUNNING,
@@ -37,11 +36,9 @@ from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, read_kuberay
 from ...rlark.kuberay.manifest import INDEX_LABEL, ROLE_ANNOTATION, ROLE_LABEL
 from ...rlark.kuberay.schema import GROUP, VERSION
-from ..base import expectations
-from ..kube.api import Action, KubeApiError
-from ..kube.snapshot import SnapshotReader
-from ..kube.workers import join_members, workers_from
-from ..ray_members import members_from_dashboard
+from ..k8s.api import Action, KubeApiError
+from ..k8s.pods import PodReader
+from ..k8s.workers import workers_from
 
 BACKEND = "kuberay"
 SERVICE_PROXY = "/api/v1/namespaces/{namespace}/services/{name}/proxy/api/v0/nodes"
@@ -114,7 +111,7 @@ def tasks_of(job: Job | None, workers: list[WorkerSnapshot]) -> list[dict[str, A
     return list(rows.values())
 
 
-class KubeRaySnapshotReader(SnapshotReader):
+class KubeRaySnapshotReader(PodReader):
     """Snapshots of RayJobs/RayClusters in one namespace (checkpoints as the Kubernetes reader)."""
 
     def find(self, name: str, deadline: float | None = None) -> tuple[str, dict[str, Any]] | None:
@@ -177,11 +174,7 @@ class KubeRaySnapshotReader(SnapshotReader):
                 JOB_SPEC, Text("it does not have the RayJob/RayCluster shape the export writes")
             )
             return None
-        wanted = expectations(job)
-        snap.expected_workers = wanted.num_nodes
-        snap.progress.max_steps = wanted.max_steps
-        snap.progress.save_interval = wanted.save_interval
-        return job
+        return self._expect(job, snap)
 
     def workers_of(self, name: str) -> list[WorkerSnapshot]:
         """The Workers of a RayJob/RayCluster from one pod list (without their events)."""
@@ -205,32 +198,18 @@ class KubeRaySnapshotReader(SnapshotReader):
     def _service_members(
         self, snap: JobSnapshot, cluster: str, head: WorkerSnapshot | None, deadline: float
     ) -> None:
-        """Ray members from the dashboard behind KubeRay's head service (no retries here)."""
-        if head is None or head.phase != RUNNING:
-            why = (
-                Text("no Worker runs the Ray head yet")
-                if head is None
-                else Text("the Ray head's Worker {worker} is not running", worker=head.key)
-            )
-            snap.lack(MEMBERS, why)
+        """Ray members from the dashboard behind KubeRay's head service."""
+        if self._head_missing(snap, head):
             return
         service = head_service(cluster)
-
-        def read() -> None:
-            answer = self.api.raw_get(
-                Action("get", "services/proxy (Ray dashboard)", self.namespace, service),
-                SERVICE_PROXY,
-                attempts=1,
-                deadline=deadline,
-                namespace=self.namespace,
-                name=f"{service}:{DASHBOARD_PORT_NAME}",
-            )
-            try:
-                snap.members = join_members(members_from_dashboard(answer), snap.workers)
-            except ValueError as exc:
-                snap.lack(MEMBERS, Text("the Ray dashboard answered: {error}", error=str(exc)))
-
-        self._part(snap, MEMBERS, deadline, read)
+        self._members_through(
+            snap,
+            deadline,
+            Action("get", "services/proxy (Ray dashboard)", self.namespace, service),
+            SERVICE_PROXY,
+            namespace=self.namespace,
+            name=f"{service}:{DASHBOARD_PORT_NAME}",
+        )
 
 
 def _is_head(pod: Mapping[str, Any]) -> bool:

@@ -1,6 +1,6 @@
 """One door to the API server: a timeout on every call, bounded retries, errors a user can act on.
 
-Every request of the Kubernetes backend goes through :meth:`KubeApi.call`, so the retry policy
+Every request of the Kubernetes and KubeRay backends goes through :meth:`KubeApi.call`, so the retry policy
 (429, 5xx and connection errors only), the request timeout and the wording of failures live in
 one place. Answers are decoded as plain JSON dicts (``_preload_content=False``): the generated
 models are slow for 1,000 pods and reject fields real servers leave empty.
@@ -19,15 +19,12 @@ import urllib3
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from ...contract import API_GROUP, API_VERSION_NAME, JOB_RESOURCE
 from ...i18n import Text
 from ..base import BackendError
 
-JOBS = JOB_RESOURCE
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: How a connection that the server (or a proxy) dropped mid-request reads in urllib3's errors.
 DROPPED = ("Remote end closed connection", "Connection reset", "Connection aborted")
-GROUP, VERSION = API_GROUP, API_VERSION_NAME
 
 
 #: The verbs calls use, each a whole phrase (the verb's place differs between languages).
@@ -215,19 +212,6 @@ class KubeApi:
                 raise failure from None
             maybe_applied = maybe_applied or reached
             self.retry.sleep(delay)
-
-    def jobs(
-        self,
-        verb: str,
-        method: Callable[..., Any],
-        namespace: str,
-        *args: Any,
-        name: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """Call a CustomObjectsApi method on RLark Jobs (group, version, namespace, plural first)."""
-        action = Action(verb, JOBS, namespace, name)
-        return self.call(action, method, GROUP, VERSION, namespace, "jobs", *args, **kwargs)
 
     def raw_get(
         self,

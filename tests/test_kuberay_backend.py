@@ -6,14 +6,16 @@ asserts what a user sees: findings, submit messages, Workers, Ray members, the d
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from test_kubernetes_backend import CHECKPOINTS, IMAGE, demo_job, host
 
+from rlark_widgets.examples import example_configs
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.rlark.job import Job, Role
 from rlark_widgets.rlark.kuberay import ExportOptions
+from rlark_widgets.rlinf import RLinfConfig, load_config
 
 if TYPE_CHECKING:
     from kuberay_emulator import KubeRayCluster
@@ -21,14 +23,14 @@ if TYPE_CHECKING:
 NAMESPACE = "research"
 
 
-class Config:
-    """An RLinf config as the backend reads it (``get`` of a dotted key)."""
-
-    def __init__(self, node_groups: bool) -> None:
-        self.values = {"cluster.node_groups": [{"label": "franka"}] if node_groups else None}
-
-    def get(self, key: str) -> Any:
-        return self.values.get(key)
+def rlinf_config(node_groups: bool) -> RLinfConfig:
+    """A bundled RLinf config with or without ``cluster.node_groups`` (only that is read)."""
+    name = (
+        "realworld_peginsertion_rlpd_cnn_async_2arms" if node_groups else "qwen2.5-7b-grpo-megatron"
+    )
+    loaded = load_config(str(example_configs()[name]))
+    assert bool(loaded.get("cluster.node_groups")) is node_groups
+    return loaded
 
 
 def claim(kuberay: KubeRayCluster, name: str = "demo-output") -> None:
@@ -180,7 +182,7 @@ def test_identical_replicas_share_one_group_without_ranks_when_the_config_has_no
         annotations={"rlark.io/rlinf-num-nodes": "3"},
     )
     backend = kuberay.backend()
-    assert backend.submit(job, config=Config(node_groups=False)).created
+    assert backend.submit(job, config=rlinf_config(node_groups=False)).created
     groups = kuberay.object("RayJob", "flat")["spec"]["rayClusterSpec"]["workerGroupSpecs"]
     assert [(g["groupName"], g["replicas"]) for g in groups] == [("workers", 2)]
     cluster = kuberay.operate("flat")
@@ -199,7 +201,7 @@ def test_identical_replicas_share_one_group_without_ranks_when_the_config_has_no
 def test_node_groups_give_every_rank_its_own_group(kuberay):
     backend = kuberay.backend()
     claim(kuberay)
-    backend.submit(demo_job(), config=Config(node_groups=True))
+    backend.submit(demo_job(), config=rlinf_config(node_groups=True))
     groups = kuberay.object("RayJob", "demo")["spec"]["rayClusterSpec"]["workerGroupSpecs"]
     env = {g["groupName"]: g["template"]["spec"]["containers"][0]["env"] for g in groups}
     assert env == {

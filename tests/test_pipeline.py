@@ -41,3 +41,54 @@ def test_open_backend_names_the_two_backends(tmp_path) -> None:
     assert open_backend("local", workspace=tmp_path, run_timeout=5).options.run_timeout == 5
     with pytest.raises(BackendError, match="Unknown backend 'slurm'"):
         open_backend("slurm")
+
+
+def test_open_backend_opens_kuberay_with_what_it_exports(kuberay, tmp_path) -> None:
+    from test_cli_jobs import write_kubeconfig
+
+    from rlark_widgets.rlark.kuberay import ExportOptions
+
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kuberay.url)
+    options = ExportOptions(kind="RayCluster", ttl_seconds_after_finished=60)
+    backend = open_backend("kuberay", kubeconfig=str(kubeconfig), namespace="lab", kuberay=options)
+    kuberay.backends.append(backend)
+    assert backend.name == "kuberay" and backend.namespace == "lab"
+    assert backend.options == options and backend.kind == "RayCluster"
+
+
+def _qwen_planned():
+    from rlark_widgets.examples import example_configs, example_inventories
+    from rlark_widgets.pipeline import PlanRequest, plan_job
+    from rlark_widgets.rlark.inventory import load_inventory
+    from rlark_widgets.rlinf import GpuLayout, load_config
+
+    config = load_config(str(example_configs()["qwen2.5-7b-grpo-megatron"]))
+    inventory = load_inventory(example_inventories()["gpu-cloud"])
+    return plan_job(PlanRequest(config, GpuLayout.parse(8), inventory))
+
+
+def test_the_kuberay_export_starts_from_the_planned_job() -> None:
+    """The planning's findings, then the export's at KubeRay's own fields; no RLark Job paths."""
+    from rlark_widgets.pipeline import export_kuberay
+    from rlark_widgets.rlark.kuberay import ExportOptions, export_checked
+
+    planned = _qwen_planned()
+    assert planned.job is not None
+    exported = export_kuberay(planned, ExportOptions(kind="RayJob"))
+    assert exported.manifest is not None and exported.manifest["kind"] == "RayJob"
+    planning = planned.planning_findings
+    assert exported.findings[: len(planning)] == planning
+    direct = export_checked(planned.job, planned.report, planned.inventory)
+    assert exported.findings[len(planning) :] == direct.findings
+    assert not any(f.path.startswith("spec.tasks[") for f in exported.findings)
+    groups = exported.manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    assert [(g["groupName"], g["replicas"]) for g in groups] == [("workers", 15)]
+
+
+def test_a_rejected_plan_exports_nothing_and_says_why() -> None:
+    from rlark_widgets.pipeline import export_kuberay
+
+    planned = _qwen_planned()
+    rejected = replace(planned, job=None)
+    exported = export_kuberay(rejected)
+    assert exported.manifest is None and exported.findings == planned.findings

@@ -28,11 +28,14 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"local backend: where Jobs run (default {DEFAULT_WORKSPACE}, or $RLARK_WORKSPACE)",
     )
     group.add_argument(
-        "--context", help="kubernetes: kubeconfig context (default: the current one)"
+        "--context", help="kubernetes, kuberay: kubeconfig context (default: the current one)"
     )
-    group.add_argument("--namespace", help="kubernetes: namespace (default: the context's)")
     group.add_argument(
-        "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+        "--namespace", help="kubernetes, kuberay: namespace (default: the context's)"
+    )
+    group.add_argument(
+        "--kubeconfig",
+        help="kubernetes, kuberay: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)",
     )
 
 

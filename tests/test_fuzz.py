@@ -128,8 +128,12 @@ gpu_layouts = st.one_of(
 )
 
 
-#: Where a placement error may point: the placement, or the parallel size it was computed with.
-PLACEMENT_PATH = re.compile(r"cluster\.component_placement|.*_parallel_size$")
+#: Where a placement error may point: the placement, the task type RLinf refuses, the parallel
+#: size it was computed with, or a section RLinf reads that the config lacks.
+PLACEMENT_PATH = re.compile(
+    r"cluster\.component_placement|runner\.task_type$|.*_parallel_size$"
+    r"|((actor_|critic_)?inference|actor|critic|rollout)(\.model)?$|algorithm(\.recompute_logprobs)?$"
+)
 #: Fuzzing found these; each once ended in an exception or a memory blow-up.
 HUGE_CLUSTER = "cluster:\n  num_nodes: 1000000000000\n  component_placement: {actor: all}\n"
 BAD_PARALLEL_SIZE = (

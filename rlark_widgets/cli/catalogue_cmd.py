@@ -51,6 +51,12 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "RLinf rlinf/config.py",
     ),
     (
+        "CFG-LAUNCHER",
+        "info",
+        Text("The entry script was inferred, or RLinf's docs launch the config more than one way"),
+        "RLinf launch scripts and docs",
+    ),
+    (
         "PLC-PLACEMENT",
         "error",
         Text("A component_placement entry fails RLinf's parser or strategies"),

@@ -21,21 +21,11 @@ from ..contract import (
     SAVE_INTERVAL_ANNOTATION,
 )
 from ..examples import origin_of
+from ..rlinf.launchers import launcher_for
 from .job import Job, Mount, Role
 from .outputs import DEFAULT_OUTPUT_KEY
 from .outputs import output_key as output_key_for
 from .planner import Plan
-
-#: RLinf entry points by runner.task_type (rlinf-cluster-spec §4); None: no single known script.
-ENTRY_POINTS = {
-    "embodied": "examples/embodiment/train_embodied_agent.py",
-    "embodied_eval": "evaluations/eval_embodied_agent.py",
-    "reasoning": "examples/reasoning/main_grpo.py",
-    "coding_online_rl": None,
-    "reasoning_eval": None,
-    "sft": None,
-    "offline": None,
-}
 
 
 @dataclass
@@ -75,13 +65,8 @@ def default_job_name(config_name: str) -> str:
 
 
 def entry_point(plan: Plan) -> str | None:
-    task_type = plan.report.expansion.task_type or "embodied"
-    name = plan.report.config.name
-    if "collect" in name:
-        return "examples/embodiment/collect_real_data.py"
-    if task_type == "embodied" and "async" in name:
-        return "examples/embodiment/train_async.py"
-    return ENTRY_POINTS.get(task_type)
+    """The entry script RLinf's own launcher for this config runs (rlinf/launchers.py)."""
+    return launcher_for(plan.report.config.name, plan.report.expansion.task_type).entry_point
 
 
 def output_key(plan: Plan) -> str:
@@ -152,7 +137,8 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
         key = output_key(plan)
         overrides = [o for o in overrides if not o.startswith(f"{key}=")]
         overrides.append(f"{key}={settings.output_mount.rstrip('/')}/{job_name}")
-    entry = entry_point(plan)
+    launcher = launcher_for(config.name, plan.report.expansion.task_type)
+    entry = launcher.entry_point
     task_type = plan.report.expansion.task_type
     unknown = (
         []
@@ -177,7 +163,8 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
         [
             "set -euo pipefail",
             f"cd {shlex.quote(rlinf_dir)}",
-            f"export REPO_PATH={shlex.quote(rlinf_dir)} EMBODIED_PATH={shlex.quote(rlinf_dir + '/examples/embodiment')}",
+            f"export REPO_PATH={shlex.quote(rlinf_dir)} {launcher.path_variable}="
+            f"{shlex.quote(rlinf_dir + '/' + launcher.directory)}",
             "# Re-check that every Ray node joined: the platform's check may only warn.",
             "python - <<'PY'",
             "import sys, time, ray",

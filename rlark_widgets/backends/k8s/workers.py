@@ -1,9 +1,9 @@
-"""Workers and Ray members from raw API answers: Pods, their Events, the head's dashboard.
+"""Workers from raw API answers (Pods and their Events), and Ray members joined to them.
 
 Identity comes from the labels RLark puts on every Worker pod (``rlark.io/job``, ``rlark.io/task``,
 ``rlark.io/worker-index``) and ``RLINF_NODE_RANK`` from the main container's environment (or the
-``rlinf.io/node-rank`` label). Ray members are joined to Workers by pod IP when they carry no
-rank label of their own.
+``rlinf.io/node-rank`` label). Ray members (read by :mod:`..ray_members`) are joined to Workers
+by pod IP when they carry no rank label of their own.
 """
 
 from __future__ import annotations

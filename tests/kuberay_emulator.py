@@ -107,6 +107,7 @@ class KubeRayCluster(Cluster):
             "checkpoint_root": self.output_dir,
             "timeout": 2.0,
             "retry": RetryPolicy(backoff=0.01, cap=0.05),
+            "site": self.site,
             **options,
         }
         self.backends.append(KubeRayBackend(self.api_client(), **options))

@@ -204,7 +204,9 @@ def test_rules_lists_every_kubernetes_and_kuberay_rule_the_code_raises(capsys):
     raised = {
         rule_id
         for path in package.rglob("*.py")
-        for rule_id in re.findall(r'"((?:K8S|KRAY)-[A-Z-]+)"', path.read_text(encoding="utf-8"))
+        for rule_id in re.findall(
+            r'"((?:K8S|KRAY)-[A-Z-]*[A-Z])"', path.read_text(encoding="utf-8")
+        )
     }
     assert {"K8S-CAPACITY", "KRAY-RANKS", "KRAY-PVC-MISSING"} <= raised
     code, english, _ = cli(capsys, "rules")

@@ -8,6 +8,7 @@ from ..i18n import Text
 from ..rlark.rules import RULES
 from ..rlark.schema import crd_text
 from .render import table
+from .site_args import site_from_args
 
 #: Rules raised outside the Job rule registry: the importer, the secret scanner, the Kubernetes
 #: and KubeRay preflights (``K8S-*``, ``KRAY-*``) and the KubeRay export and check (``KRAY-*``).
@@ -89,6 +90,18 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "error",
         Text("The Job does not match the jobs.rlark.io schema"),
         "rlark-widgets CRD",
+    ),
+    (
+        "JOB-UNKNOWN-FIELD",
+        "info",
+        Text("A field the Job schema does not know is kept as written, not checked (check)"),
+        "seeds/create-training-job.zh.txt Step 4 (任务 YAML 预览)",
+    ),
+    (
+        "INV-CATEGORY",
+        "info",
+        Text("A node-category value the site profile does not name is shown as reported"),
+        "seeds/rlinf-faq.zh.txt (云算力、端算力、端真机)",
     ),
     (
         "SEC-SECRET",
@@ -237,10 +250,12 @@ def catalogue(lang: str = "en") -> list[tuple[str, str, str, str]]:
 def register(commands: argparse._SubParsersAction) -> None:
     crd = commands.add_parser(
         "crd",
-        help="print the jobs.rlark.io CustomResourceDefinition",
-        description="Print the CRD (with its complete openAPIV3Schema) that every rendered Job validates against.",
+        help="print the Job CustomResourceDefinition (in the site profile's names)",
+        description="Print the CRD (with its complete openAPIV3Schema) that every rendered Job "
+        "validates against, with the group, version, kind and resource names of the site profile "
+        "(--site; the shipped example's otherwise, and it says so).",
     )
-    crd.set_defaults(run=lambda args: print(crd_text(), end="") or 0)
+    crd.set_defaults(run=lambda args: print(crd_text(site_from_args(args)), end="") or 0)
     rules = commands.add_parser(
         "rules",
         help="list the rule catalogue",

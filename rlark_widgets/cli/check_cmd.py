@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..backends.base import BackendError
 from ..findings import Finding, has_errors
 from ..pipeline import given_job, given_kuberay, inspect
 from ..rlark.inventory import Inventory
 from ..rlark.kuberay import is_kuberay
-from ..rlark.schema import schema_findings
+from ..rlark.schema import UNKNOWN_FIELD_RULE, schema_findings
+from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
 from .config_args import (
     add_config_arguments,
@@ -21,15 +23,18 @@ from .config_args import (
     load_from_args,
     print_error,
 )
-from .plan_cmd import load_inventory_arg
+from .plan_cmd import add_live_arguments, load_inventory_arg, site_json
 from .render import findings_text
+from .site_args import provenance_line, site_from_args
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "check",
         help="check an RLark Job (or KubeRay RayJob/RayCluster) YAML against its schema and the rules",
-        description="Validate a Job YAML against the jobs.rlark.io schema and run the rule catalogue. "
+        description="Validate a Job YAML (ours, or the YAML the RLark console previews) against "
+        "the Job schema of the site profile and run the rule catalogue. Fields our schema does not "
+        "know are kept and reported as infos (JOB-UNKNOWN-FIELD), not schema errors. "
         "A KubeRay RayJob/RayCluster is validated against KubeRay v1.7.0's CRDs and gets the rules "
         "that apply to it (secrets, images, mounts, selectors, GPU and device coverage, "
         "RLINF_NODE_RANK). "
@@ -42,12 +47,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--inventory", metavar="NODES.yaml", help="nodes to check node selections against"
     )
     parser.add_argument("--cluster", metavar="NAME", help="target cluster in the inventory")
+    add_live_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the findings as JSON")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    inventory = load_inventory_arg(args)
+    site = site_from_args(args)
+    try:
+        inventory = load_inventory_arg(args)
+    except BackendError as exc:
+        print_error(exc.text, exc.fix_text, args.lang)
+        return 1
     try:
         text = Path(args.job).read_text(encoding="utf-8")
         manifest = load_manifest(text)
@@ -55,10 +66,10 @@ def run(args: argparse.Namespace) -> int:
         print_error(exc_text(exc), "", args.lang, path=args.job)
         return 1
     if is_kuberay(manifest):
-        return _report(args, _kuberay_findings(args, manifest, inventory))
-    findings = schema_findings(manifest)
+        return _report(args, _kuberay_findings(args, manifest, inventory, site), site)
+    findings = schema_findings(manifest, site, unknown_as_info=True)
     try:
-        job = parse_job_yaml(text)
+        job = parse_job_yaml(text, site)
     except JobYamlError as exc:
         if not findings:  # the schema found nothing, so this error is the only explanation
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
@@ -71,15 +82,21 @@ def run(args: argparse.Namespace) -> int:
             return 1
         report = inspect(config, gpu_layout(args))
     if job is not None:
-        planned = given_job(job, report, inventory, target_cluster=args.cluster)
-        findings += [f for f in planned.findings if f.rule_id != "JOB-SCHEMA"]
+        planned = given_job(
+            job, report, inventory, target_cluster=args.cluster, site=site, unknown_as_info=True
+        )
+        schema = ("JOB-SCHEMA", UNKNOWN_FIELD_RULE)  # already listed above
+        findings += [f for f in planned.findings if f.rule_id not in schema]
     elif report is not None:
         findings += report.findings
-    return _report(args, findings)
+    return _report(args, findings, site)
 
 
 def _kuberay_findings(
-    args: argparse.Namespace, manifest: dict[str, Any], inventory: Inventory | None
+    args: argparse.Namespace,
+    manifest: dict[str, Any],
+    inventory: Inventory | None,
+    site: SiteProfile,
 ) -> list[Finding] | None:
     """KubeRay's schema and the rules that apply; None when the config cannot be read."""
     report = None
@@ -88,10 +105,10 @@ def _kuberay_findings(
         if config is None:
             return None
         report = inspect(config, gpu_layout(args))
-    return given_kuberay(manifest, report, inventory, target_cluster=args.cluster)
+    return given_kuberay(manifest, report, inventory, target_cluster=args.cluster, site=site)
 
 
-def _report(args: argparse.Namespace, findings: list[Finding] | None) -> int:
+def _report(args: argparse.Namespace, findings: list[Finding] | None, site: SiteProfile) -> int:
     if findings is None:
         return 1
     if args.json:
@@ -100,10 +117,12 @@ def _report(args: argparse.Namespace, findings: list[Finding] | None) -> int:
                 {
                     "ok": not has_errors(findings),
                     "findings": [f.to_dict(args.lang) for f in findings],
+                    "site": site_json(site, args.lang),
                 },
                 indent=2,
             )
         )
     else:
+        print(provenance_line(site, args.lang))
         print(findings_text(findings, args.lang))
     return 1 if has_errors(findings) else 0

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Any
 
-from ..backends.base import Backend, BackendError
+from ..backends.base import Backend, BackendError, blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -26,6 +26,7 @@ from .config_args import (
 from .kuberay_args import add_kuberay_arguments
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
+from .site_args import provenance_line
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -132,9 +133,17 @@ def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
     print(render(message, lang), flush=flush)
 
 
-def _planned(args: argparse.Namespace) -> PlannedJob | None:
-    """The Job to submit (from YAML, or planned from --config) and its findings; None: failed."""
-    planned = planned_from_args(args, load_inventory_arg(args))
+def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
+    """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
+
+    Without --inventory, a cluster backend's live nodes are the inventory (the plan's selectors
+    and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
+    """
+    if args.inventory:
+        inventory = load_inventory_arg(args)
+    else:
+        inventory = backend.inventory() if backend.name != "local" else None
+    planned = planned_from_args(args, inventory)
     if planned is not None and planned.job is None:
         print(findings_text(planned.findings, args.lang))
         return None
@@ -143,18 +152,31 @@ def _planned(args: argparse.Namespace) -> PlannedJob | None:
 
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
-    planned = _planned(args)
+    try:
+        backend = _backend(args)
+        planned = _planned(args, backend)
+    except BackendError as exc:
+        return _fail(exc, lang)
     if planned is None or planned.job is None:
         return EXIT_FAILED
     job = planned.job
     if args.namespace:
         job.namespace = args.namespace
+    print(provenance_line(planned.site, lang))
     try:
-        backend = _backend(args)
         submission = submit_checked(backend, planned)
         shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
+        errors = [f for f in shown if f.severity is Severity.ERROR]
+        cluster_only = [f for f in errors if f not in blocking(errors, backend.name)]
+        if cluster_only and submission.result is not None:
+            note = Text(
+                "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
+                count=len(cluster_only),
+                rules=", ".join(sorted({f.rule_id for f in cluster_only})),
+            )
+            print(note.render(lang))
         if submission.result is None:
             count = len(submission.blocking)
             not_submitted = Text("Not submitted: {count} error(s) above.", count=count)

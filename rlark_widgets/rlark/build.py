@@ -11,7 +11,6 @@ from .. import __version__
 from ..contract import (
     CHECKPOINT_DIR_ANNOTATION,
     CONFIG_ANNOTATION,
-    DEFAULT_RLINF_DIR,
     ENTRY_PLACEHOLDER,
     MAX_STEPS_ANNOTATION,
     NUM_NODES_ANNOTATION,
@@ -26,6 +25,7 @@ from .job import Job, Mount, Role
 from .outputs import DEFAULT_OUTPUT_KEY
 from .outputs import output_key as output_key_for
 from .planner import Plan
+from .site import SiteProfile, example_site
 
 
 @dataclass
@@ -35,7 +35,8 @@ class JobSettings:
     name: str | None = None
     namespace: str = "default"
     image: str = ""
-    rlinf_dir: str = DEFAULT_RLINF_DIR
+    #: the RLinf checkout inside the image; None: the site profile's
+    rlinf_dir: str | None = None
     run_script: str | None = None
     prepare_script: str = ""
     mounts: list[Mount] = field(default_factory=list)
@@ -127,9 +128,11 @@ def container_config_dir(plan: Plan, rlinf_dir: str) -> str:
     )
 
 
-def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
+def default_run_script(
+    plan: Plan, settings: JobSettings, job_name: str, site: SiteProfile | None = None
+) -> str:
     """cd explicitly, re-check that all Ray nodes joined, then launch RLinf like its scripts do."""
-    rlinf_dir = settings.rlinf_dir
+    rlinf_dir = settings.rlinf_dir or (site or example_site()).rlinf_dir
     config = plan.report.config
     num_nodes = plan.report.num_nodes
     overrides = list(config.overrides)
@@ -208,9 +211,12 @@ def reseed_prepare(script: str, before: str, after: str) -> str:
     return _job_part(after) + script[len(old) :] if script.startswith(old) else script
 
 
-def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
-    """The Job a user would submit for this plan (roles in node-rank order)."""
+def build_job(
+    plan: Plan, settings: JobSettings | None = None, site: SiteProfile | None = None
+) -> Job:
+    """The Job a user would submit for this plan (roles in node-rank order), in the site's API."""
     settings = settings or JobSettings()
+    site = site or example_site()
     config = plan.report.config
     name = settings.name or default_job_name(config.name)
     roles = [
@@ -249,8 +255,11 @@ def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
         roles=roles,
         run_script=settings.run_script
         if settings.run_script is not None
-        else default_run_script(plan, settings, name),
+        else default_run_script(plan, settings, name, site),
         annotations=annotations,
+        api_version=site.api_version,
+        kind=site.kind,
+        gpu_resource=site.gpu_resource,
         tensorboard_log_dir=settings.tensorboard_log_dir,
         network_domain=settings.network_domain,
         ssh_keys=list(settings.ssh_keys),

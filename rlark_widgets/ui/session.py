@@ -22,7 +22,6 @@ from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, U
 
 from ..backends import open_backend
 from ..backends.base import Backend, BackendError, blocking, default_workspace
-from ..contract import DEFAULT_RLINF_DIR
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
@@ -37,6 +36,7 @@ from ..pipeline import (
     plan_job,
     submit_checked,
 )
+from ..rlark.admin_request import build_admin_request
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
@@ -45,6 +45,9 @@ from ..rlark.kuberay import KINDS, ExportOptions
 from ..rlark.planner import Plan
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
+from ..rlark.sheet import build_sheet
+from ..rlark.sheet_render import to_html
+from ..rlark.site import SiteError, SiteProfile, example_site, load_site, resolve_site
 from ..rlark.text_fields import (
     MountsError,
     format_pairs,
@@ -105,6 +108,8 @@ class Session(HasTraits):
     k8s_namespace = Unicode("default")
     run_timeout = Float(None, allow_none=True)  # local backend: end the run script after this
     inventory_name = Unicode("")  # a bundled inventory, or a path
+    site_path = Unicode("")  # the site profile file ("": $RLARK_SITE, else the example)
+    site = Instance(SiteProfile)
     target_cluster = Unicode("")
     template = Unicode("")
     settings = Instance(JobSettings, args=())  # the Job form
@@ -139,11 +144,12 @@ class Session(HasTraits):
         self.workspace = workspace or default_workspace()
         self._backend: Backend | None = None
         self._backend_kuberay: ExportOptions | None = None  # what the open backend exports
-        self._planned: PlannedJob | None = None  # the Job step's last plan, for the Export choice
         self._monitor: threading.Thread | None = None
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
         self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
+        #: the last pipeline result (the Export choice, the sheet, the admin request)
+        self.planned: PlannedJob | None = None
 
     @default("lang")
     def _default_lang(self) -> str:
@@ -253,13 +259,54 @@ class Session(HasTraits):
             self.gpu_map_text = per_node_map
         return self._guard(self._plan, Text("GPUs per node"))
 
+    @default("site")
+    def _default_site(self) -> SiteProfile:
+        """$RLARK_SITE when it reads, else the example (a broken file is reported, not fatal)."""
+        try:
+            return resolve_site()
+        except SiteError as exc:
+            self._say("error", Text("Site profile: {problem}", problem=exc.text))
+            return example_site()
+
+    def set_site(self, path: str) -> bool:
+        """Use the site profile at ``path`` ("" : the example); the inventory is read through it."""
+
+        def action() -> None:
+            site = load_site(path.strip()) if path.strip() else example_site()
+            self.site_path = path
+            self.site = site
+            self._backend = None  # opened again with the new profile
+            if self.inventory is not None:
+                self.inventory = self.inventory.through(site)
+            self._plan()
+
+        return self._guard(action, Text("Site profile"))
+
     def set_inventory(self, name: str) -> bool:
         def action() -> None:
             self.inventory_name = name
             bundled = example_inventories()
             self.inventory = (
-                None if not name else load_inventory(bundled.get(name, Path(name).expanduser()))
+                None
+                if not name
+                else load_inventory(bundled.get(name, Path(name).expanduser()), self.site)
             )
+            self._plan()
+
+        return self._guard(action, Text("Inventory"))
+
+    def load_live_inventory(self) -> bool:
+        """The Kubernetes backend's live nodes and StorageClasses as the inventory."""
+
+        def action() -> None:
+            backend = open_backend(
+                "kubernetes",
+                context=self.k8s_context or None,
+                namespace=self.k8s_namespace or None,
+                site=self.site,
+            )
+            self.inventory = backend.inventory()
+            self.inventory_name = ""
             self._plan()
 
         return self._guard(action, Text("Inventory"))
@@ -281,6 +328,7 @@ class Session(HasTraits):
             settings=self.settings,
             facts=self.facts,
             roles=roles,
+            site=self.site,
         )
 
     def _plan(self) -> None:
@@ -450,15 +498,17 @@ class Session(HasTraits):
         request = self.request(list(self.roles))
         if request is None or self.plan is None:
             self.job, self.job_yaml, self.findings = None, "", []
-            self._export(None)
+            self.planned = None
+            self._export()
             self.revision += 1
             return
         self._show(plan_job(request, self.plan))
 
     def _show(self, planned: PlannedJob) -> None:
+        self.planned = planned
         self.job, self.findings = planned.job, planned.findings
         self.job_yaml = redact(render_job_yaml(planned.job)) if planned.job is not None else ""
-        self._export(planned)
+        self._export()
         self.revision += 1
 
     def set_export_format(self, export_format: str) -> bool:
@@ -468,20 +518,40 @@ class Session(HasTraits):
             if export_format != "rlark" and export_format not in KINDS:
                 raise ValueError(f"export format must be rlark or one of {', '.join(KINDS)}")
             self.export_format = export_format
-            self._export(self._planned)
+            self._export()
             self.revision += 1
 
         return self._guard(action, Text("Export"))
 
-    def _export(self, planned: PlannedJob | None) -> None:
+    def _export(self) -> None:
         """The KubeRay manifest and its findings for the chosen kind (nothing for rlark)."""
-        self._planned = planned
+        planned = self.planned
         if self.export_format not in KINDS or planned is None or planned.job is None:
             self.export_yaml, self.export_findings = "", []
             return
         exported = export_kuberay(planned, ExportOptions(kind=self.export_format))
         self.export_findings = exported.findings
         self.export_yaml = redact(dump_yaml(exported.manifest)) if exported.manifest else ""
+
+    def console_sheet_html(self) -> str:
+        """The console sheet of the current Job (the Job step's view), in ``lang``."""
+        planned = self.planned
+        if planned is None or planned.job is None:
+            return ""
+        sheet = build_sheet(
+            planned.job, planned.findings, planned.site, planned.plan, planned.inventory
+        )
+        return to_html(sheet, self.lang, page=False)
+
+    def admin_request_text(self) -> str:
+        """The message to the platform admin for the current Job, in ``lang``."""
+        planned = self.planned
+        if planned is None or planned.job is None:
+            return ""
+        request = build_admin_request(
+            planned.job, planned.findings, planned.site, planned.plan, planned.inventory
+        )
+        return request.render(self.lang)
 
     def acknowledge(self, keys: list[str]) -> None:
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
@@ -512,7 +582,9 @@ class Session(HasTraits):
             return None
         result: list[Path] = []
         self._guard(
-            lambda: result.append(build_record(plan, job, self.findings, self.facts).write(path)),
+            lambda: result.append(
+                build_record(plan, job, self.findings, self.facts, site=self.site).write(path)
+            ),
             Text("Record"),
         )
         return result[0] if result else None
@@ -549,6 +621,7 @@ class Session(HasTraits):
                 context=self.k8s_context or None,
                 namespace=self.k8s_namespace or None,
                 kuberay=kuberay,
+                site=self.site,
             )
             self._backend_kuberay = kuberay
         assert self._backend is not None
@@ -670,5 +743,5 @@ def _setting(name: str, value: str) -> object:
         return value
     if name == "run_script":  # a script keeps its own whitespace
         return value if value.strip() else None
-    defaults = {"namespace": "default", "rlinf_dir": DEFAULT_RLINF_DIR}
+    defaults = {"namespace": "default"}  # rlinf_dir None: the site profile's
     return value.strip() or defaults.get(name)

@@ -20,6 +20,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from ...i18n import Text
+from ...rlark.site import SiteProfile, example_site
 from ..base import BackendError
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
@@ -140,8 +141,14 @@ class KubeApi:
     """The official client's API groups behind one call method that counts its requests."""
 
     def __init__(
-        self, api_client: client.ApiClient, timeout: float = 10.0, retry: RetryPolicy | None = None
+        self,
+        api_client: client.ApiClient,
+        timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
+        #: the site profile naming the Job resource (group, version, plural) and Worker labels
+        self.site = site or example_site()
         self.client = api_client
         self.core = client.CoreV1Api(api_client)
         self.custom = client.CustomObjectsApi(api_client)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from ...findings import Finding, Severity
 from ...i18n import Listing, Text
-from ...rlark.inventory import GPU_RESOURCE, Inventory, NodeInfo
+from ...rlark.inventory import Inventory, NodeInfo
 from ...rlark.job import Job, Role
 from .inventory import node_selection
 
@@ -33,13 +33,13 @@ def _finding(
     return Finding(rule_id, severity, path, message, fix, source)
 
 
-def _requests(role: Role) -> dict[str, int]:
-    wanted = {GPU_RESOURCE: role.gpus, **role.devices}
+def _requests(role: Role, gpu_resource: str) -> dict[str, int]:
+    wanted = {gpu_resource: role.gpus, **role.devices}
     return {k: v for k, v in wanted.items() if v > 0}
 
 
-def _allocatable(node: NodeInfo, resource: str) -> int:
-    return node.gpus if resource == GPU_RESOURCE else node.devices.get(resource, 0)
+def _allocatable(node: NodeInfo, resource: str, gpu_resource: str) -> int:
+    return node.gpus if resource == gpu_resource else node.devices.get(resource, 0)
 
 
 def _why_unusable(node: NodeInfo) -> Text:
@@ -53,20 +53,23 @@ def _why_unusable(node: NodeInfo) -> Text:
 def capacity_findings(job: Job, inventory: Inventory) -> Iterator[Finding]:
     """Roles that select the same nodes share them: sum their Workers' requests per resource."""
     groups: dict[tuple[str, ...], list[tuple[int, Role]]] = defaultdict(list)
+    gpu = inventory.site.gpu_resource
     for index, role in enumerate(job.roles):
         matched = inventory.matching(role.node_selector)
-        if matched and _requests(role):
+        if matched and _requests(role, gpu):
             groups[tuple(n.name for n in matched)].append((index, role))
     nodes = {n.name: n for n in inventory.nodes}
     for names, members in groups.items():
         usable = [nodes[n] for n in names if nodes[n].schedulable]
         unusable = [_why_unusable(nodes[n]) for n in names if not nodes[n].schedulable]
         roles = ", ".join(f"'{role.name}'" for _, role in members)
-        for resource in sorted({r for _, role in members for r in _requests(role)}):
-            demand = sum(role.replicas * _requests(role).get(resource, 0) for _, role in members)
-            have = sum(_allocatable(n, resource) for n in usable)
-            per_worker = max(_requests(role).get(resource, 0) for _, role in members)
-            largest = max((_allocatable(n, resource) for n in usable), default=0)
+        for resource in sorted({r for _, role in members for r in _requests(role, gpu)}):
+            demand = sum(
+                role.replicas * _requests(role, gpu).get(resource, 0) for _, role in members
+            )
+            have = sum(_allocatable(n, resource, gpu) for n in usable)
+            per_worker = max(_requests(role, gpu).get(resource, 0) for _, role in members)
+            largest = max((_allocatable(n, resource, gpu) for n in usable), default=0)
             if demand <= have and per_worker <= largest:
                 continue
             shared = Text(" (they select the same nodes)") if len(members) > 1 else ""
@@ -122,8 +125,10 @@ def selector_findings(job: Job, inventory: Inventory, cluster: str | None) -> It
                     nodes=names,
                 ),
                 Text(
-                    "Add rlark.io/cluster=<target> and rlark.io/node-category=<category> (or a"
-                    " label only the intended nodes have)."
+                    "Add {cluster_label}=<target> and {category_label}=<category> (or a"
+                    " label only the intended nodes have).",
+                    cluster_label=inventory.site.cluster_label,
+                    category_label=inventory.site.category_label,
                 ),
                 f"{SOURCE}; {SEED_JOB} (选择集群并不能限定任务运行位置)",
             )

@@ -13,9 +13,10 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ...contract import INDEX_LABEL, RANK_ENV, RANK_LABEL, TASK_LABEL
+from ...contract import RANK_ENV, RANK_LABEL
 from ...monitor.snapshot import PENDING, EventRecord, RayMember, WorkerSnapshot
 from ...rlark.job import MAIN_CONTAINER
+from ...rlark.site import SiteProfile, example_site
 from ..ray_members import as_int
 
 
@@ -84,14 +85,18 @@ def _container_state(
     return status.get("reason"), status.get("message"), None
 
 
-def worker_from_pod(pod: Mapping[str, Any], events: list[EventRecord]) -> WorkerSnapshot:
+def worker_from_pod(
+    pod: Mapping[str, Any], events: list[EventRecord], site: SiteProfile | None = None
+) -> WorkerSnapshot:
+    """One Worker from its pod; its role and index come from the site's Worker labels."""
+    site = site or example_site()
     metadata, status = pod["metadata"], pod.get("status") or {}
     labels = metadata.get("labels") or {}
     reason, message, exit_code = _container_state(status)
     main = _main(status.get("containerStatuses") or [])
     return WorkerSnapshot(
-        role=labels.get(TASK_LABEL, "?"),
-        index=as_int(labels.get(INDEX_LABEL)) or 0,
+        role=labels.get(site.task_label, "?"),
+        index=as_int(labels.get(site.index_label)) or 0,
         rank=_rank(pod),
         name=metadata["name"],
         phase=status.get("phase") or PENDING,
@@ -106,11 +111,13 @@ def worker_from_pod(pod: Mapping[str, Any], events: list[EventRecord]) -> Worker
 
 
 def workers_from(
-    pods: Iterable[Mapping[str, Any]], events: Iterable[Mapping[str, Any]]
+    pods: Iterable[Mapping[str, Any]],
+    events: Iterable[Mapping[str, Any]],
+    site: SiteProfile | None = None,
 ) -> list[WorkerSnapshot]:
     """Workers in RLINF_NODE_RANK order (unknown ranks last, then by role and index)."""
     grouped = events_by_pod(events)
-    workers = [worker_from_pod(p, grouped.get(p["metadata"]["name"], [])) for p in pods]
+    workers = [worker_from_pod(p, grouped.get(p["metadata"]["name"], []), site) for p in pods]
     return sorted(workers, key=lambda w: (w.rank is None, w.rank or 0, w.role, w.index))
 
 

@@ -32,6 +32,7 @@ from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
+from ...rlark.site import SiteProfile
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
@@ -40,7 +41,7 @@ from ..k8s.differences import spec_differences
 from ..k8s.inventory import inventory_from
 from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
 from ..k8s.pods import read_log
-from .jobs import JOBS, call_jobs
+from .jobs import call_jobs
 from .preflight import access_findings, crd_findings, dry_run_findings, storage_findings
 from .snapshot import SnapshotReader, read_job
 
@@ -69,18 +70,21 @@ class KubernetesBackend:
         checkpoint_root: str | os.PathLike[str] | None = None,
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
         """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or in-cluster.
 
-        ``cluster`` is the intended ``rlark.io/cluster`` for node selections; ``checkpoint_root``
-        is where the Jobs' output volume is mounted on this machine (no exec needed then).
+        ``cluster`` is the intended cluster (the site's cluster label) for node selections;
+        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no exec
+        needed then); ``site`` names the Job API, the node and Worker labels (else the example).
         """
         context_namespace = None
         if api_client is None:
             api_client, context_namespace = connect(config_file, context)
         self.namespace = namespace or context_namespace or "default"
         self.cluster = cluster
-        self.api = KubeApi(api_client, timeout, retry)
+        self.api = KubeApi(api_client, timeout, retry, site)
+        self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = SnapshotReader(self.api, self.namespace, root)
         self._submit_lock = threading.Lock()
@@ -106,7 +110,9 @@ class KubernetesBackend:
         classes = self.api.call(
             Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
         )
-        return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
+        return inventory_from(
+            nodes["items"], classes["items"], f"kubernetes {self.api.host}", self.site
+        )
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
@@ -134,7 +140,7 @@ class KubernetesBackend:
             "namespace '{namespace}' on {host} ({command})",
             namespace=self.namespace,
             host=self.api.host,
-            command=f"kubectl -n {self.namespace} get {JOBS} {name}",
+            command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name}",
         )
 
     def submit(
@@ -229,7 +235,7 @@ class KubernetesBackend:
                 ),
                 Text(
                     "Look at it with `{command}`.",
-                    command=f"kubectl -n {self.namespace} get {JOBS} {name} -o yaml",
+                    command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name} -o yaml",
                 ),
             ) from None
 

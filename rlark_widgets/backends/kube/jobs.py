@@ -1,15 +1,11 @@
-"""RLark's Job resource (``jobs.rlark.io``) through the shared API door."""
+"""RLark's Job resource (the site profile's group, version and plural) through the shared API door."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from ...contract import API_GROUP, API_VERSION_NAME, JOB_RESOURCE
 from ..k8s.api import Action, KubeApi
-
-JOBS = JOB_RESOURCE
-GROUP, VERSION = API_GROUP, API_VERSION_NAME
 
 
 def call_jobs(
@@ -22,5 +18,15 @@ def call_jobs(
     **kwargs: Any,
 ) -> Any:
     """Call a CustomObjectsApi method on RLark Jobs (group, version, namespace, plural first)."""
-    action = Action(verb, JOBS, namespace, name)
-    return api.call(action, method, GROUP, VERSION, namespace, "jobs", *args, **kwargs)
+    site = api.site
+    action = Action(verb, site.job_resource, namespace, name)
+    return api.call(
+        action,
+        method,
+        site.api_group,
+        site.api_version_name,
+        namespace,
+        site.plural,
+        *args,
+        **kwargs,
+    )

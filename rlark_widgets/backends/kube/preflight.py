@@ -13,10 +13,9 @@ from typing import Any
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...rlark.inventory import Inventory
-from ...rlark.job import API_VERSION
 from ..k8s.api import Action, KubeApi, KubeApiError, with_server_words
 from ..k8s.nodes import SOURCE
-from .jobs import GROUP, JOBS, VERSION, call_jobs
+from .jobs import call_jobs
 
 
 def _finding(
@@ -31,15 +30,18 @@ def _finding(
 
 
 def crd_findings(api: KubeApi) -> list[Finding]:
-    """The jobs.rlark.io resource is served (discovery needs no special permission)."""
-    action = Action("discover", f"API group {API_VERSION}")
+    """The site's Job resource is served (discovery needs no special permission)."""
+    site = api.site
+    action = Action("discover", f"API group {site.api_version}")
     try:
-        answer = api.call(action, api.custom.get_api_resources, GROUP, VERSION)
+        answer = api.call(
+            action, api.custom.get_api_resources, site.api_group, site.api_version_name
+        )
     except KubeApiError as exc:
         if exc.status != 404:
             raise
         answer = {}
-    if any(r.get("name") == "jobs" for r in answer.get("resources") or []):
+    if any(r.get("name") == site.plural for r in answer.get("resources") or []):
         return []
     return [
         _finding(
@@ -49,8 +51,8 @@ def crd_findings(api: KubeApi) -> list[Finding]:
             Text(
                 "This cluster does not serve RLark Jobs ({resource}, {api_version}): RLark is not"
                 " installed here.",
-                resource=JOBS,
-                api_version=API_VERSION,
+                resource=site.job_resource,
+                api_version=site.api_version,
             ),
             Text(
                 "Check the kubeconfig context; or ask the admin to install RLark"
@@ -69,15 +71,15 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             "resourceAttributes": {
                 "namespace": namespace,
                 "verb": "create",
-                "group": GROUP,
-                "resource": "jobs",
+                "group": api.site.api_group,
+                "resource": api.site.plural,
             }
         },
     }
     fix = Text(
         "Ask the cluster admin for 'create' on {resource} in namespace '{namespace}', or use a"
         " namespace you may write to.",
-        resource=JOBS,
+        resource=api.site.job_resource,
         namespace=namespace,
     )
     try:
@@ -114,7 +116,7 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             with_server_words(
                 Text(
                     "You may not create {resource} in namespace '{namespace}'.",
-                    resource=JOBS,
+                    resource=api.site.job_resource,
                     namespace=namespace,
                 ),
                 why,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ...contract import JOB_LABEL
 from ...i18n import Text
 from ...monitor.snapshot import (
     EVENTS,
@@ -92,7 +91,7 @@ class SnapshotReader(PodReader):
         snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers = workers_from(pods or [], events or [])
+        snap.workers = workers_from(pods or [], events or [], self.api.site)
         head = _head(job, snap.workers)
         if head is not None:
             head.head = True
@@ -117,14 +116,14 @@ class SnapshotReader(PodReader):
 
     def workers(self, name: str) -> list[WorkerSnapshot]:
         """The Job's Workers from one pod list by label (without their events)."""
-        return workers_from(self._pods(name), [])
+        return workers_from(self._pods(name), [], self.api.site)
 
     def _pods(self, name: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(
             Action("list", "pods", self.namespace),
             self.api.core.list_namespaced_pod,
             self.namespace,
-            label_selector=f"{JOB_LABEL}={name}",
+            label_selector=f"{self.api.site.job_label}={name}",
             deadline=deadline,
         )
         return answer.get("items") or []

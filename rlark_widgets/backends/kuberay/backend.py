@@ -25,6 +25,7 @@ from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, Export, ExportOptions, export_job, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
+from ...rlark.site import SiteProfile
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
@@ -67,15 +68,18 @@ class KubeRayBackend:
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
         options: ExportOptions | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
-        """As the Kubernetes backend; ``options`` say what to export (kind, TTLs, claims)."""
+        """As the Kubernetes backend; ``options`` say what to export (kind, TTLs, claims);
+        ``site`` names the node labels and the Worker labels the pods carry (else the example)."""
         context_namespace = None
         if api_client is None:
             api_client, context_namespace = connect(config_file, context)
         self.namespace = namespace or context_namespace or "default"
         self.cluster = cluster
         self.options = options or ExportOptions()
-        self.api = KubeApi(api_client, timeout, retry)
+        self.api = KubeApi(api_client, timeout, retry, site)
+        self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = KubeRaySnapshotReader(self.api, self.namespace, root)
         self._submit_lock = threading.Lock()
@@ -103,7 +107,9 @@ class KubeRayBackend:
         classes = self.api.call(
             Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
         )
-        return inventory_from(nodes["items"], classes["items"], f"kuberay {self.api.host}")
+        return inventory_from(
+            nodes["items"], classes["items"], f"kuberay {self.api.host}", self.site
+        )
 
     def export(self, job: Job, node_groups: bool | None = None) -> Export:
         """The manifest as it is sent: in this backend's namespace (the Job is not changed)."""
@@ -111,7 +117,7 @@ class KubeRayBackend:
         options = self.options
         if node_groups is not None:
             options = dataclasses.replace(options, node_groups=node_groups)
-        return export_job(placed, options)
+        return export_job(placed, options, self.site)
 
     def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
         """The manifest ``submit`` would create (same namespace, same groups: ``config`` decides
@@ -234,7 +240,7 @@ class KubeRayBackend:
             return None
         kind, obj = found
         try:
-            return read_kuberay(obj).job
+            return read_kuberay(obj, self.site).job
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             raise BackendError(
                 Text(

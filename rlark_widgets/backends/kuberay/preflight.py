@@ -224,7 +224,7 @@ def node_findings(
 ) -> list[Finding]:
     """Each group's node selection and the GPUs and devices its pods request, on the cluster's
     nodes, at the manifest's fields: the groups as they will be created, one per rank or not."""
-    reading = read_kuberay(manifest)
+    reading = read_kuberay(manifest, inventory.site)
     found = [
         *selector_findings(reading.job, inventory, cluster),
         *capacity_findings(reading.job, inventory),

@@ -15,11 +15,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from ...contract import INDEX_LABEL as WORKER_INDEX
 from ...contract import KUBERAY_CLUSTER_LABEL as CLUSTER_LABEL
 from ...contract import KUBERAY_GROUP_LABEL as GROUP_LABEL
 from ...contract import KUBERAY_NODE_TYPE_LABEL as NODE_TYPE_LABEL
-from ...contract import TASK_LABEL
 from ...i18n import Text
 from ...monitor.snapshot import (
     EVENTS,
@@ -34,8 +32,8 @@ from ...monitor.snapshot import (
 )
 from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, read_kuberay
-from ...rlark.kuberay.manifest import INDEX_LABEL, ROLE_ANNOTATION, ROLE_LABEL
 from ...rlark.kuberay.schema import GROUP, VERSION
+from ...rlark.site import SiteProfile
 from ..k8s.api import Action, KubeApiError
 from ..k8s.pods import PodReader
 from ..k8s.workers import workers_from
@@ -77,21 +75,20 @@ def phase_of(kind: str, obj: Mapping[str, Any]) -> str:
     return "Running" if status.get("state") == "ready" else "Pending"
 
 
-def as_workers(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """KubeRay's pods with the labels the Worker reading knows (role, worker index)."""
+def as_workers(pods: list[dict[str, Any]], site: SiteProfile) -> list[dict[str, Any]]:
+    """KubeRay's pods with the site's Worker labels as RLark sets them (role's name, index)."""
     counted: dict[str, int] = defaultdict(int)
     adapted = []
     for pod in sorted(pods, key=lambda p: p["metadata"]["name"]):
         pod = copy.deepcopy(pod)
         metadata = pod["metadata"]
         labels = metadata.setdefault("labels", {})
-        role = (metadata.get("annotations") or {}).get(ROLE_ANNOTATION) or labels.get(ROLE_LABEL)
+        task, index = site.task_label, site.index_label
+        role = (metadata.get("annotations") or {}).get(task) or labels.get(task)
         role = role or labels.get(GROUP_LABEL, "?")
-        labels[TASK_LABEL] = role
-        if INDEX_LABEL in labels:
-            labels[WORKER_INDEX] = labels[INDEX_LABEL]
-        else:  # grouped replicas are interchangeable: numbered by pod name
-            labels[WORKER_INDEX] = str(counted[role])
+        labels[task] = role
+        if index not in labels:  # grouped replicas are interchangeable: numbered by pod name
+            labels[index] = str(counted[role])
             counted[role] += 1
         adapted.append(pod)
     return adapted
@@ -152,7 +149,9 @@ class KubeRaySnapshotReader(PodReader):
             return snap
         pods = self._part(snap, PODS, deadline, lambda: self._cluster_pods(cluster, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers = workers_from(as_workers(pods or []), events or [])
+        snap.workers = workers_from(
+            as_workers(pods or [], self.api.site), events or [], self.api.site
+        )
         heads = {p["metadata"]["name"] for p in pods or [] if _is_head(p)}
         head = next((w for w in snap.workers if w.name in heads), None)
         if head is not None:
@@ -168,7 +167,7 @@ class KubeRaySnapshotReader(PodReader):
 
     def _read_job(self, obj: dict[str, Any], snap: JobSnapshot) -> Job | None:
         try:
-            job = read_kuberay(obj).job
+            job = read_kuberay(obj, self.api.site).job
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             snap.lack(
                 JOB_SPEC, Text("it does not have the RayJob/RayCluster shape the export writes")
@@ -183,7 +182,10 @@ class KubeRaySnapshotReader(PodReader):
             return []
         kind, obj = found
         cluster = (obj.get("status") or {}).get("rayClusterName") if kind == "RayJob" else name
-        return workers_from(as_workers(self._cluster_pods(cluster)), []) if cluster else []
+        if not cluster:
+            return []
+        site = self.api.site
+        return workers_from(as_workers(self._cluster_pods(cluster), site), [], site)
 
     def _cluster_pods(self, cluster: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(

@@ -19,6 +19,7 @@ from ..check import check_job
 from ..inventory import Inventory
 from ..job import Job
 from ..secrets import secret_findings
+from ..site import SiteProfile
 from .manifest import Export, ExportOptions, export_job
 from .reading import Reading, cluster_spec_path, rank_problem, read_kuberay
 from .schema import SOURCE, kuberay_schema_findings
@@ -56,13 +57,18 @@ def check_kuberay(
     inventory: Inventory | None = None,
     *,
     target_cluster: str | None = None,
+    site: SiteProfile | None = None,
 ) -> list[Finding]:
-    """Every finding for a RayJob/RayCluster manifest (the schema's alone when it cannot be read)."""
+    """Every finding for a RayJob/RayCluster manifest (the schema's alone when it cannot be read).
+
+    ``site`` (else the inventory's, else the example) names the labels and reserved names.
+    """
+    site = site or (inventory.site if inventory is not None else None)
     findings = kuberay_schema_findings(manifest)
     if findings:
         return [*findings, *secret_findings(manifest)]
     try:
-        reading = read_kuberay(manifest)
+        reading = read_kuberay(manifest, site)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         unreadable = Finding(
             "KRAY-SCHEMA",
@@ -90,7 +96,9 @@ def check_kuberay(
     findings += reading.findings
     applying = [
         finding
-        for finding in check_job(reading.job, report, inventory, target_cluster=target_cluster)
+        for finding in check_job(
+            reading.job, report, inventory, target_cluster=target_cluster, site=site
+        )
         if finding.rule_id not in NOT_KUBERAY
         and not (cluster and finding.rule_id.startswith(NO_RUN_SCRIPT))
         and not finding.rule_id.startswith("SEC-")  # scanned on the manifest itself below
@@ -106,6 +114,7 @@ def export_checked(
     options: ExportOptions | None = None,
     *,
     target_cluster: str | None = None,
+    site: SiteProfile | None = None,
 ) -> Export:
     """Export with every finding that applies: the mapping's, then the checks on its result.
 
@@ -114,9 +123,12 @@ def export_checked(
     options = options or ExportOptions()
     if report is not None and report.cluster is not None:
         options = dataclasses.replace(options, node_groups=bool(report.cluster.node_groups))
-    exported = export_job(job, options)
+    site = site or (inventory.site if inventory is not None else None)
+    exported = export_job(job, options, site)
     if exported.manifest is None:
         return exported
     mapping = [f for f in exported.findings if f.rule_id != "KRAY-SCHEMA"]
-    checks = check_kuberay(exported.manifest, report, inventory, target_cluster=target_cluster)
+    checks = check_kuberay(
+        exported.manifest, report, inventory, target_cluster=target_cluster, site=site
+    )
     return Export(exported.manifest, [*mapping, *checks], exported.groups)

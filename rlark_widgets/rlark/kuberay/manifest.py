@@ -20,16 +20,14 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contract import KUBERAY_INDEX_LABEL as INDEX_LABEL
 from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
-from ...contract import KUBERAY_ROLE_LABEL as ROLE_LABEL
 from ...contract import RANK_ENV, RANK_LABEL, RUN_SCRIPT_ANNOTATION
 from ...findings import Finding, Severity
 from ...i18n import Text
-from ..job import GPU_RESOURCE, MAIN_CONTAINER, Job, Mount, Role
+from ..job import MAIN_CONTAINER, Job, Mount, Role
+from ..site import SiteProfile, example_site
 from .schema import API_VERSION, KINDS, SOURCE, kuberay_schema_findings
 
-ROLE_ANNOTATION = ROLE_LABEL  # the role's full name, which a label value may not hold
 SHELL = ["/bin/bash", "-lc", "--"]
 PREPARE_MARK = "# --- prepare script (RLark runs it before Ray starts) ---"
 START_MARK = "# --- KubeRay's generated ray start ---"
@@ -134,8 +132,8 @@ def entrypoint(run_script: str) -> str:
     return f"bash -c {shlex.quote(run_script)}"
 
 
-def _limits(role: Role) -> dict[str, int]:
-    limits = {GPU_RESOURCE: role.gpus} if role.gpus else {}
+def _limits(role: Role, gpu_resource: str) -> dict[str, int]:
+    limits = {gpu_resource: role.gpus} if role.gpus else {}
     limits.update(role.devices)
     return limits
 
@@ -152,8 +150,8 @@ def _start_params(role: Role) -> dict[str, str]:
 
 
 class _Builder:
-    def __init__(self, job: Job, options: ExportOptions, per_rank: bool) -> None:
-        self.job, self.options, self.per_rank = job, options, per_rank
+    def __init__(self, job: Job, options: ExportOptions, per_rank: bool, site: SiteProfile) -> None:
+        self.job, self.options, self.per_rank, self.site = job, options, per_rank, site
         self.findings: list[Finding] = []
         self.groups: list[Group] = []
         self._names: set[str] = set()
@@ -176,7 +174,7 @@ class _Builder:
         }
         if env:
             container["env"] = env
-        limits = _limits(role)
+        limits = _limits(role, self.job.gpu_resource)
         if limits:
             container["resources"] = {"limits": limits}
         if role.mounts:
@@ -188,9 +186,11 @@ class _Builder:
                 }
                 for m in role.mounts
             ]
-        labels = {ROLE_LABEL: group_base(role.name)}
+        # the site's Worker labels, so the monitor finds each role and Worker as on RLark; the
+        # role's full name (which a label value may not hold) in an annotation of the same key
+        labels = {self.site.task_label: group_base(role.name)}
         if index is not None:
-            labels[INDEX_LABEL] = str(index)
+            labels[self.site.index_label] = str(index)
         if rank is not None:
             labels[RANK_LABEL] = str(rank)
         spec: dict[str, Any] = {}
@@ -199,7 +199,7 @@ class _Builder:
         spec["containers"] = [container]
         if role.mounts:
             spec["volumes"] = [self._volume(m) for m in role.mounts]
-        metadata = {"labels": labels, "annotations": {ROLE_ANNOTATION: role.name}}
+        metadata = {"labels": labels, "annotations": {self.site.task_label: role.name}}
         return {"metadata": metadata, "spec": spec}
 
     def _name(self, base: str) -> str:
@@ -362,11 +362,11 @@ def _claims(job: Job, options: ExportOptions) -> list[Finding]:
 
 
 def cluster_spec(
-    job: Job, options: ExportOptions
+    job: Job, options: ExportOptions, site: SiteProfile
 ) -> tuple[dict[str, Any], list[Group], bool, Text]:
     """``rayClusterSpec`` (a RayCluster's spec), its groups, and the rank choice with its reason."""
     per_rank, why = ranks_matter(job, options.node_groups)
-    builder = _Builder(job, options, per_rank)
+    builder = _Builder(job, options, per_rank, site)
     spec: dict[str, Any] = {}
     if options.ray_version:
         spec["rayVersion"] = options.ray_version
@@ -381,15 +381,21 @@ def cluster_spec(
     return spec, groups, per_rank, why
 
 
-def export_job(job: Job, options: ExportOptions | None = None) -> Export:
-    """The Job as a ``ray.io/v1`` manifest, validated against KubeRay's CRD, with findings."""
+def export_job(
+    job: Job, options: ExportOptions | None = None, site: SiteProfile | None = None
+) -> Export:
+    """The Job as a ``ray.io/v1`` manifest, validated against KubeRay's CRD, with findings.
+
+    ``site`` names the Worker labels the pods carry (else the shipped example).
+    """
     options = options or ExportOptions()
+    site = site or example_site()
     if options.kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
     problem = _head_problem(job)
     if problem is not None:
         return Export(None, [problem])
-    spec, groups, per_rank, why = cluster_spec(job, options)
+    spec, groups, per_rank, why = cluster_spec(job, options, site)
     annotations = {**job.annotations, OVERWRITE_CMD: "true"}
     if options.kind == "RayCluster":
         if job.run_script.strip():

@@ -15,12 +15,11 @@ from typing import Any
 from ...contract import RANK_ENV
 from ...findings import Finding, Severity
 from ...i18n import Text
-from ..job import GPU_RESOURCE, Job, Mount, Role
+from ..job import Job, Mount, Role
+from ..site import SiteProfile, example_site
 from .manifest import (
     OVERWRITE_CMD,
     PREPARE_MARK,
-    ROLE_ANNOTATION,
-    ROLE_LABEL,
     RUN_SCRIPT_ANNOTATION,
     SOURCE_RANKS,
     START_MARK,
@@ -76,13 +75,15 @@ def run_script_of(manifest: dict[str, Any]) -> str:
     return words[2] if len(words) == 3 and words[:2] == ["bash", "-c"] else entry
 
 
-def _role(group: dict[str, Any], head: bool, replicas: int) -> tuple[Role, str | None]:
+def _role(
+    group: dict[str, Any], head: bool, replicas: int, site: SiteProfile
+) -> tuple[Role, str | None]:
     template = group.get("template") or {}
     metadata, spec = template.get("metadata") or {}, template.get("spec") or {}
     container = (spec.get("containers") or [{}])[0]  # KubeRay's Ray container is the first
-    name = (metadata.get("annotations") or {}).get(ROLE_ANNOTATION) or (
+    name = (metadata.get("annotations") or {}).get(site.task_label) or (
         metadata.get("labels") or {}
-    ).get(ROLE_LABEL)
+    ).get(site.task_label)
     name = name or (HEAD_ROLE if head else str(group.get("groupName", "")))
     env, rank = {}, None
     for entry in container.get("env") or []:
@@ -91,7 +92,7 @@ def _role(group: dict[str, Any], head: bool, replicas: int) -> tuple[Role, str |
         else:
             env[entry["name"]] = str(entry.get("value", ""))
     limits = dict((container.get("resources") or {}).get("limits") or {})
-    gpus = limits.pop(GPU_RESOURCE, 0)
+    gpus = limits.pop(site.gpu_resource, 0)
     volumes = {v["name"]: v for v in spec.get("volumes") or []}
     mounts = []
     for vm in container.get("volumeMounts") or []:
@@ -118,17 +119,17 @@ def _role(group: dict[str, Any], head: bool, replicas: int) -> tuple[Role, str |
     return role, rank
 
 
-def _groups(manifest: dict[str, Any]) -> list[_Group]:
+def _groups(manifest: dict[str, Any], site: SiteProfile) -> list[_Group]:
     base = cluster_spec_path(manifest)
     spec = (
         manifest["spec"]["rayClusterSpec"] if manifest.get("kind") == "RayJob" else manifest["spec"]
     )
     groups = []
-    role, rank = _role(spec["headGroupSpec"], True, 1)
+    role, rank = _role(spec["headGroupSpec"], True, 1, site)
     groups.append(_Group(f"{base}.headGroupSpec", "headgroup", role, _int(rank), rank))
     for index, worker in enumerate(spec.get("workerGroupSpecs") or []):
         replicas = int(worker.get("replicas", worker.get("minReplicas", 0)) or 0)
-        role, rank = _role(worker, False, replicas)
+        role, rank = _role(worker, False, replicas, site)
         path, name = f"{base}.workerGroupSpecs[{index}]", str(worker.get("groupName", ""))
         groups.append(_Group(path, name, role, _int(rank), rank))
     return groups
@@ -207,9 +208,13 @@ def _order(groups: list[_Group]) -> tuple[list[_Group], bool, list[Finding]]:
     return sorted(groups, key=lambda g: (g.rank is None, g.rank or 0)), True, findings
 
 
-def read_kuberay(manifest: dict[str, Any]) -> Reading:
-    """The manifest as a Job (raises KeyError/TypeError/ValueError on shapes the schema refuses)."""
-    ordered, ranked, findings = _order(_groups(manifest))
+def read_kuberay(manifest: dict[str, Any], site: SiteProfile | None = None) -> Reading:
+    """The manifest as a Job (raises KeyError/TypeError/ValueError on shapes the schema refuses).
+
+    ``site`` names the role label and the GPU resource (else the shipped example).
+    """
+    site = site or example_site()
+    ordered, ranked, findings = _order(_groups(manifest, site))
     roles: list[Role] = []
     paths: list[str] = []
     for group in ordered:
@@ -233,6 +238,9 @@ def read_kuberay(manifest: dict[str, Any]) -> Reading:
         run_script=run_script_of(manifest),
         namespace=metadata.get("namespace", "default"),
         annotations=annotations,
+        api_version=site.api_version,
+        kind=site.kind,
+        gpu_resource=site.gpu_resource,
     )
     where = "spec.entrypoint" if manifest.get("kind") == "RayJob" else "metadata.annotations"
     return Reading(job, paths, ranked, findings, where)

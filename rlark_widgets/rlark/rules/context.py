@@ -15,6 +15,7 @@ from ..facts import RecordFacts
 from ..inventory import Inventory
 from ..job import Job, Role
 from ..node_needs import NodeNeeds, node_needs
+from ..site import SiteProfile, example_site
 
 Hit = tuple[str, Text, Text]  # (path, message, fix)
 SEED_JOB = "seeds/create-training-job.zh.txt"
@@ -44,6 +45,7 @@ class RuleContext:
     inventory: Inventory | None = None
     target_cluster: str | None = None
     facts: RecordFacts | None = None
+    site: SiteProfile = field(default_factory=example_site)
 
     @cached_property
     def manifest(self) -> dict:

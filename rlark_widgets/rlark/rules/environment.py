@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ...contract import RESERVED_ENV, RESERVED_ENV_PREFIXES
+from ...contract import RESERVED_ENV
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
@@ -21,9 +21,10 @@ ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_IN
     f"{SEED_JOB} (平台保留名称); DESIGN.md §3",
 )
 def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
+    reserved, prefixes = RESERVED_ENV | ctx.site.reserved_env, ctx.site.reserved_env_prefixes
     for index, role in enumerate(ctx.job.roles):
         for name in role.env:
-            if name in RESERVED_ENV or name.startswith(RESERVED_ENV_PREFIXES):
+            if name in reserved or (prefixes and name.startswith(prefixes)):
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ...contract import DEVICE_PREFIX, RANK_ENV
+from ...contract import RANK_ENV
 from ...i18n import Text, render
 from ...rlark.job import Role
 from ...rlark.planner import TEMPLATE_TITLES
@@ -113,7 +113,7 @@ class RolesStep:
         devices = t(
             w.Text(
                 value=role_text(role, "devices"),
-                placeholder=f"{DEVICE_PREFIX}device-franka=1",
+                placeholder=f"{self.s.site.device_prefix}…=1",
                 layout=w.Layout(width="360px"),
                 style=ROW_STYLE,
             ),
@@ -140,7 +140,9 @@ class RolesStep:
         image = t(
             w.Text(
                 value=role.image,
-                placeholder="registry.example.com/rlinf:v0.3.0-cuda12.4",
+                placeholder=Text("image (needed for Kubernetes and the console)").render(
+                    self.s.lang
+                ),
                 layout=w.Layout(width="520px"),
                 style=ROW_STYLE,
             ),

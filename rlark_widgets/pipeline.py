@@ -224,17 +224,42 @@ def given_kuberay(
     return [*(report.findings if report is not None else []), *found]
 
 
+def weighed_findings(
+    planned: PlannedJob, backend: str, kuberay: ExportOptions | None = None
+) -> list[Finding]:
+    """The findings a submission to ``backend`` weighs before the backend's preflight.
+
+    The RLark Job's findings, except on KubeRay: what is submitted there is the export, so the
+    findings are the ones ``export`` and ``check`` show for it (``kuberay``: the export's kind
+    and claims), at KubeRay's paths and without the rules about RLark-only fields. An error only
+    the RLark Job has cannot stop a KubeRay submission, nor can a KubeRay one pass unseen.
+    """
+    if backend != "kuberay" or planned.job is None:
+        return planned.findings
+    return export_kuberay(planned, kuberay).findings
+
+
+def _export_options(backend: Backend) -> ExportOptions | None:
+    """What the KubeRay backend exports (kind, claims, TTLs); None for the other backends."""
+    if backend.name != "kuberay":
+        return None
+    from .backends.kuberay.backend import KubeRayBackend  # the kubernetes client is slow to load
+
+    return backend.options if isinstance(backend, KubeRayBackend) else None
+
+
 def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     """Preflight, then submit once unless an error blocks it on this backend.
 
-    The blocking rule is :func:`~.backends.base.blocking` over the planned findings and the
+    The blocking rule is :func:`~.backends.base.blocking` over :func:`weighed_findings` and the
     backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
     Raises :class:`~.backends.base.BackendError` when the backend fails.
     """
+    weighed = weighed_findings(planned, backend.name, _export_options(backend))
     if planned.job is None:  # RLinf rejected the plan: its errors say why
-        return Submission(planned.findings, blocking(planned.findings, backend.name), None)
+        return Submission(weighed, blocking(weighed, backend.name), None)
     config = planned.report.config if planned.report is not None else None
-    findings = [*planned.findings, *backend.preflight(planned.job, config)]
+    findings = [*weighed, *backend.preflight(planned.job, config)]
     stopping = blocking(findings, backend.name)
     if stopping:
         return Submission(findings, stopping, None)

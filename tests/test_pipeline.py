@@ -10,7 +10,7 @@ from test_kubernetes_backend import demo_job
 
 from rlark_widgets.backends import open_backend
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.pipeline import given_job, submit_checked
+from rlark_widgets.pipeline import given_job, submit_checked, weighed_findings
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -35,6 +35,49 @@ def test_an_error_blocks_before_anything_is_created(kube: Cluster) -> None:
     assert all(f in submission.findings for f in submission.blocking)
     with pytest.raises(KeyError):
         kube.job("demo")
+
+
+def _bucket_output(job):
+    """The output mount's source as a bucket URL: JOB-STORAGE-SOURCE, an RLark-only error
+    (KubeRay mounts a PVC the user names, so the source is never used there)."""
+    bucket = replace(job.roles[0].mounts[0], source="oss://bucket/out")
+    job.roles = [replace(r, mounts=[bucket]) for r in job.roles]
+    return job
+
+
+def test_an_rlark_only_error_does_not_block_a_kuberay_submit(kuberay) -> None:
+    from test_kuberay_backend import claim
+
+    planned = given_job(_bucket_output(demo_job()))
+    rlark_errors = {f.rule_id for f in planned.findings if f.severity.value == "error"}
+    assert "JOB-STORAGE-SOURCE" in rlark_errors  # it would block the RLark Job
+    weighed = weighed_findings(planned, "kuberay")
+    assert "JOB-STORAGE-SOURCE" not in {f.rule_id for f in weighed}
+    assert not any(f.path.startswith("spec.tasks[") for f in weighed)  # KubeRay's paths
+    assert "KRAY-RANKS" in {f.rule_id for f in weighed}  # what export and check say
+    claim(kuberay)
+    submission = submit_checked(kuberay.backend(), planned)
+    assert submission.blocking == [] and submission.result is not None
+    assert submission.result.created and kuberay.object("RayJob", "demo") is not None
+    assert not any(f.rule_id == "JOB-STORAGE-SOURCE" for f in submission.findings)
+
+
+def test_a_kuberay_error_blocks_a_kuberay_submit_at_its_field(kuberay) -> None:
+    job = demo_job()
+    job.roles[1] = replace(job.roles[1], image="")  # no image: an error there too
+    submission = submit_checked(kuberay.backend(), given_job(job))
+    assert submission.result is None and kuberay.object("RayJob", "demo") is None
+    stopping = {(f.rule_id, f.path) for f in submission.blocking}
+    assert any(
+        rule == "JOB-IMAGE" and "workerGroupSpecs" in path and not path.startswith("spec.tasks")
+        for rule, path in stopping
+    )
+
+
+def test_other_backends_weigh_the_rlark_jobs_findings() -> None:
+    planned = given_job(_bucket_output(demo_job()))
+    assert weighed_findings(planned, "kubernetes") == planned.findings
+    assert weighed_findings(planned, "local") == planned.findings
 
 
 def test_open_backend_names_the_two_backends(tmp_path) -> None:

@@ -35,6 +35,7 @@ from ..pipeline import (
     plan_for,
     plan_job,
     submit_checked,
+    weighed_findings,
 )
 from ..rlark.admin_request import build_admin_request
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
@@ -557,8 +558,12 @@ class Session(HasTraits):
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
 
     def blocking(self) -> list[Finding]:
-        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal)."""
-        return blocking(self.findings, self.backend_name)
+        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal;
+        on KubeRay the export's, as the pipeline weighs them)."""
+        if self.planned is None:
+            return blocking(self.findings, self.backend_name)
+        weighed = weighed_findings(self.planned, self.backend_name, self._kuberay_options())
+        return blocking(weighed, self.backend_name)
 
     def unacknowledged(self) -> list[Finding]:
         return [
@@ -605,13 +610,15 @@ class Session(HasTraits):
 
         return self._guard(action, Text("Run timeout (s)"))
 
+    def _kuberay_options(self) -> ExportOptions | None:
+        """What the KubeRay backend submits: the Export choice's kind (else a RayJob)."""
+        if self.backend_name != "kuberay":
+            return None
+        return ExportOptions(kind=self.export_format if self.export_format in KINDS else "RayJob")
+
     def backend(self) -> Backend:
         """The chosen backend; the KubeRay one submits the Export choice's kind (else a RayJob)."""
-        kuberay = (
-            ExportOptions(kind=self.export_format if self.export_format in KINDS else "RayJob")
-            if self.backend_name == "kuberay"
-            else None
-        )
+        kuberay = self._kuberay_options()
         stale = self._backend is None or self._backend.name != self.backend_name
         if stale or kuberay != self._backend_kuberay:
             self._backend = open_backend(

@@ -121,9 +121,13 @@ class KubeRayBackend:
 
     def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
         """The manifest ``submit`` would create (same namespace, same groups: ``config`` decides
-        whether every rank gets its own), checked by the server and against the nodes."""
+        whether every rank gets its own), checked by the server and against the nodes.
+
+        The export's own findings are not repeated here: the pipeline weighs them
+        (:func:`~rlark_widgets.pipeline.weighed_findings`), as ``export`` and ``check`` show them.
+        """
         exported = self.export(job, node_groups_of(config))
-        findings = [*namespace_findings(job, self.namespace), *exported.findings]
+        findings = namespace_findings(job, self.namespace)
         if exported.manifest is None:
             return findings
         crd = crd_findings(self.api, self.kind)

@@ -10,7 +10,7 @@ from ..backends.base import BackendError
 from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
-from ..pipeline import PlannedJob, PlanRequest, plan_job
+from ..pipeline import PlannedJob, PlanRequest, given_job, inspect, plan_job
 from ..rlark.build import JobSettings
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
@@ -19,12 +19,13 @@ from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact
 from ..rlark.site import SiteProfile
-from ..rlark.yaml_io import render_job_yaml
+from ..rlark.yaml_io import JobYamlError, parse_job_yaml, render_job_yaml
 from .config_args import (
     UsageError,
     add_config_arguments,
     exc_text,
     gpu_layout,
+    has_config,
     load_from_args,
     print_error,
 )
@@ -192,6 +193,41 @@ def plan_from_args(
     """Load the config, plan its roles and build and check the Job (None if the config fails)."""
     request = request_from_args(args, inventory)
     return None if request is None else plan_job(request)
+
+
+def planned_from_args(
+    args: argparse.Namespace, inventory: Inventory | None = None, *, console: bool = False
+) -> PlannedJob | None:
+    """A Job YAML checked (against --config when given), or a Job planned from --config.
+
+    None when the config cannot be read (already said); ``job`` None when RLinf rejects the
+    placement (the findings say why). For ``submit``, ``export``, ``sheet`` and
+    ``admin-request``, which take either; ``console``: a Job YAML may be the console's preview
+    (fields our schema does not know are infos, as ``check`` says, not errors).
+    """
+    if args.job:
+        site = site_from_args(args)
+        try:
+            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"), site)
+        except (OSError, UnicodeDecodeError, JobYamlError) as exc:
+            raise UsageError(f"{args.job}: {render(exc_text(exc), args.lang)}") from None
+        report = None
+        if has_config(args):
+            config = load_from_args(args)
+            if config is None:
+                return None
+            report = inspect(config, gpu_layout(args))
+        return given_job(
+            job,
+            report,
+            inventory,
+            target_cluster=args.cluster,
+            site=site,
+            unknown_as_info=console,
+        )
+    if not has_config(args):
+        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
+    return plan_from_args(args, inventory)
 
 
 def run(args: argparse.Namespace) -> int:

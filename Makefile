@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8866
 
-.PHONY: app test bench fuzz fmt clean oracle
+.PHONY: app test docs bench fuzz fmt clean oracle
 
 # RLinf 0.3.0's own placement code (../shared/tools/rlinf-oracle), test-only: the differential
 # tests compare our expansion with it. Built when the shared tools are there; else they skip.
@@ -38,6 +38,12 @@ test: $(STAMP) oracle
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --ignore=tests/test_fuzz.py
 	ulimit -v 8000000 && $(BIN)/python -m pytest tests/test_fuzz.py
 
+# The book: every teaching notebook executed once, in English and Chinese, with the FAQ maps as
+# index, built into docs/_build/site (a failed cell, a missing figure or a broken link fails it).
+docs: $(STAMP)
+	$(BIN)/python docs/bilingual.py --check
+	$(BIN)/python docs/build_book.py
+
 bench: $(STAMP) oracle
 	$(BIN)/python benchmarks/run_all.py
 
@@ -69,6 +75,6 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) $(ORACLE_VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ORACLE_VENV) build dist docs/_build *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

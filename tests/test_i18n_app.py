@@ -32,6 +32,9 @@ LATIN = {
     "Header",
     "StorageClass",
     "Kubernetes",
+    "KubeRay",  # product and resource names stay in Latin script
+    "KubeRay RayJob",
+    "KubeRay RayCluster",
     "English",
     *example_configs(),
     *example_inventories(),
@@ -92,7 +95,11 @@ def test_chinese_relabels_every_view_and_keeps_typed_text_and_figures(app: App) 
     assert app.topology.grid.widget is grid  # updated in place: zoom and hover state survive
     assert grid.layout.title.text == "Ray 节点 × GPU"
     assert list(grid.data[0].x) == ["GPU 0", "设备"]
-    assert list(grid.data[0].y) == ["节点 0 · header", "节点 1 · arms", "节点 2 · arms"]
+    assert list(grid.data[0].y) == [
+        "节点 rank 0 · header",
+        "节点 rank 1 · arms",
+        "节点 rank 2 · arms",
+    ]
 
     s.set_language("en")
     job.inputs["name"].value = ""  # back to the config's name, as before the edit
@@ -158,7 +165,7 @@ class RefusingBackend:
 
     name = "local"
 
-    def preflight(self, job) -> list[Finding]:
+    def preflight(self, job, config=None) -> list[Finding]:
         return [
             Finding("LOC-X1", Severity.ERROR, "spec", Text("no Worker"), Text("Apply")),
             Finding("LOC-X2", Severity.ERROR, "spec", Text("no Ray member")),

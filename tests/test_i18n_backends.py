@@ -21,10 +21,10 @@ from kubernetes import client
 from test_kubernetes_backend import NAMESPACE, demo_job, kubeconfig
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kube.api import Action, RetryPolicy
+from rlark_widgets.backends.k8s.api import Action, RetryPolicy
+from rlark_widgets.backends.k8s.checkpoints import ExecFailed, exec_checkpoints
+from rlark_widgets.backends.k8s.inventory import node_selection
 from rlark_widgets.backends.kube.backend import KubernetesBackend
-from rlark_widgets.backends.kube.checkpoints import ExecFailed, exec_checkpoints
-from rlark_widgets.backends.kube.inventory import node_selection
 from rlark_widgets.backends.kube.preflight import storage_findings
 from rlark_widgets.backends.local import backend as local_module
 from rlark_widgets.backends.local.backend import LocalBackend, _started_message
@@ -207,7 +207,7 @@ def test_api_server_refusals_read_in_chinese_and_keep_their_english(kube: Cluste
         kube.fail("POST", "jobs", status, "nope", times=2 if status == 500 else 1)
         errors[status] = raised(lambda: backend.submit(demo_job()))
         assert errors[status].message == english
-    assert chinese(errors[403].text).endswith("（403 Forbidden）。服务器的原话：nope")
+    assert chinese(errors[403].text).endswith("（403 Forbidden）。服务器返回：nope")
 
     kube.fail("GET", "nodes", 403, "no nodes")
     error = raised(backend.inventory)

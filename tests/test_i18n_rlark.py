@@ -295,8 +295,8 @@ def test_every_rlark_translation_is_exercised(rendered) -> None:
             [
                 "cluster.num_nodes is 3: RLinf waits for exactly 3 Ray node(s), and on RLark every "
                 "Worker (one Pod) is one Ray node, so the roles' Workers add up to 3. Fewer and "
-                "RLinf waits forever; more and RLinf keeps the lowest ranks while the rest hold "
-                "resources idle.",
+                "RLinf waits forever; more and RLinf may use only the lowest ranks while the rest "
+                "may still hold resources, idle.",
                 "The Header role has exactly one Worker, at RLINF_NODE_RANK 0: it starts the Ray "
                 "head and runs the run script, and RLinf's driver (and its managers) run on node "
                 "rank 0.",

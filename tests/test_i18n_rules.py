@@ -87,7 +87,7 @@ VARIANTS: list[tuple[str, Builder, str]] = [
             f"{name} is set by RLark on every Worker ({use}",
         )
         for name, use in (
-            ("RLINF_NODE_RANK", "RLINF_NODE_RANK = role order x worker index"),
+            ("RLINF_NODE_RANK", "RLINF_NODE_RANK = Workers of the roles before + worker index"),
             ("RAY_HEAD_IP", "the site profile reserves it for the platform"),
             ("RLARK_ROLE", "the site profile reserves it for the platform"),
         )

@@ -110,7 +110,10 @@ class Backend(Protocol):
 
     def inventory(self) -> Inventory: ...
 
-    def preflight(self, job: Job) -> list[Finding]: ...
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """What would stop ``job`` here; ``config``: the RLinf config it was planned from, which
+        decides layouts the Job alone does not (KubeRay's worker groups per node rank)."""
+        ...
 
     def submit(
         self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None

@@ -1,4 +1,4 @@
-"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on either backend."""
+"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on any backend."""
 
 from __future__ import annotations
 
@@ -6,31 +6,28 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 
 from ..backends.base import Backend, BackendError, blocking
 from ..findings import Severity
 from ..i18n import Text, render
-from ..input_files import InputFileError, read_input_text
 from ..monitor.diagnosis import diagnose
 from ..monitor.summary import summary_lines
-from ..pipeline import PlannedJob, given_job, inspect, submit_checked
-from ..rlark.build import recorded_overrides
+from ..pipeline import PlannedJob, submit_checked
+from ..rlark.job import Job
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
-from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
 from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import (
     UsageError,
     add_config_arguments,
     exc_text,
-    gpu_layout,
-    has_config,
-    load_from_args,
     print_error,
 )
-from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
+from .kuberay_args import add_kuberay_arguments
+from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text, terminal_safe
-from .site_args import provenance_line, site_from_args
+from .site_args import provenance_line
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -51,6 +48,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_config_arguments(submit, positional=False, override_short=False)
     add_job_arguments(submit, namespace=False)
     add_backend_arguments(submit)
+    add_kuberay_arguments(submit.add_argument_group("KubeRay (with --backend kuberay)"))
     submit.add_argument(
         "--wait",
         choices=WAIT_TARGETS,
@@ -139,40 +137,14 @@ def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
 def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
     """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
 
-    Without --inventory, a Kubernetes backend's live nodes are the inventory (the plan's
-    selectors and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
+    Without --inventory, a cluster backend's live nodes are the inventory (the plan's selectors
+    and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
     """
-    site = site_from_args(args)
     if args.inventory:
         inventory = load_inventory_arg(args)
     else:
-        inventory = backend.inventory() if backend.name == "kubernetes" else None
-    if args.job:
-        try:
-            text = read_input_text(args.job)
-            manifest = load_manifest(text)
-            job = job_from_manifest(manifest, site)
-        except (InputFileError, JobYamlError) as exc:
-            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
-            return None
-        report = None
-        if has_config(args):
-            config = load_from_args(args, recorded_overrides(job))
-            if config is None:
-                return None
-            report = inspect(config, gpu_layout(args))
-        return given_job(
-            job,
-            report,
-            inventory,
-            target_cluster=args.cluster,
-            site=site,
-            document=manifest,
-            text=text,
-        )
-    if not has_config(args):
-        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    planned = plan_from_args(args, inventory)
+        inventory = backend.inventory() if backend.name != "local" else None
+    planned = planned_from_args(args, inventory)
     if planned is not None and planned.job is None:
         print(findings_text(planned.findings, args.lang))
         return None
@@ -367,6 +339,15 @@ def run_delete(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _submitted(backend: Backend, job: Job) -> dict[str, Any] | None:
+    """What a KubeRay backend holds (the RayJob/RayCluster, not the Job it was exported from)."""
+    if backend.name != "kuberay":
+        return None
+    from ..backends.kuberay import KubeRayBackend  # loaded already: it is the open backend
+
+    return backend.submitted(job.name) if isinstance(backend, KubeRayBackend) else None
+
+
 def run_record(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
@@ -382,7 +363,7 @@ def run_record(args: argparse.Namespace) -> int:
                 missing = Text("(log not available: {message})", message=exc.text)
                 logs[worker.key] = missing.render(RECORD_LANG) + "\n"
         diagnosis = diagnose(snap).to_dict(RECORD_LANG)
-        record = snapshot_record(job, snap.to_dict(), diagnosis, logs)
+        record = snapshot_record(job, snap.to_dict(), diagnosis, logs, _submitted(backend, job))
         _say(Text("Record written to {path}", path=record.write(args.output)), args.lang)
     except BackendError as exc:
         return _fail(exc, args.lang)

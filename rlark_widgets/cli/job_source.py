@@ -9,22 +9,10 @@ from __future__ import annotations
 import argparse
 
 from ..backends.base import BackendError
-from ..i18n import Text
-from ..input_files import InputFileError, read_input_text
-from ..pipeline import PlannedJob, given_job, inspect
-from ..rlark.build import recorded_overrides
-from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
-from .config_args import (
-    UsageError,
-    add_config_arguments,
-    gpu_layout,
-    has_config,
-    load_from_args,
-    print_error,
-)
-from .plan_cmd import add_job_arguments, add_live_arguments, load_inventory_arg, plan_from_args
+from ..pipeline import PlannedJob
+from .config_args import add_config_arguments, print_error
+from .plan_cmd import add_job_arguments, add_live_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
-from .site_args import site_from_args
 
 
 def add_job_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,39 +24,12 @@ def add_job_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 def planned_from_source(args: argparse.Namespace) -> PlannedJob | None:
     """The Job and its findings (None: the config failed to load or plan; already printed)."""
-    site = site_from_args(args)
     try:
         inventory = load_inventory_arg(args)
     except BackendError as exc:
         print_error(exc.text, exc.fix_text, args.lang)
         return None
-    if args.job:
-        try:
-            text = read_input_text(args.job)
-            manifest = load_manifest(text)
-            job = job_from_manifest(manifest, site)
-        except (InputFileError, JobYamlError) as exc:
-            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
-            return None
-        report = None
-        if has_config(args):
-            config = load_from_args(args, recorded_overrides(job))
-            if config is None:
-                return None
-            report = inspect(config, gpu_layout(args))
-        return given_job(
-            job,
-            report,
-            inventory,
-            target_cluster=args.cluster,
-            site=site,
-            unknown_as_info=True,
-            document=manifest,
-            text=text,
-        )
-    if not has_config(args):
-        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    planned = plan_from_args(args, inventory)
+    planned = planned_from_args(args, inventory, console=True)
     if planned is not None and planned.job is None:
         print(findings_text(planned.findings, args.lang))
         return None

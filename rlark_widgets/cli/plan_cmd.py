@@ -10,9 +10,10 @@ from ..backends.base import BackendError
 from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
+from ..input_files import InputFileError, read_input_text
 from ..output_files import OutputError, write_output
-from ..pipeline import PlannedJob, PlanRequest, plan_job
-from ..rlark.build import JobSettings
+from ..pipeline import PlannedJob, PlanRequest, given_job, inspect, plan_job
+from ..rlark.build import JobSettings, recorded_overrides
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Mount
@@ -20,12 +21,13 @@ from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact, redact_document
 from ..rlark.site import SiteProfile
-from ..rlark.yaml_io import render_job_yaml
+from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest, render_job_yaml
 from .config_args import (
     UsageError,
     add_config_arguments,
     exc_text,
     gpu_layout,
+    has_config,
     load_from_args,
     print_error,
 )
@@ -113,7 +115,11 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
         metavar="/PATH",
         help="container path (under a mount) for checkpoints and logs",
     )
-    job.add_argument("--tensorboard", metavar="/PATH", help="TensorBoard log dir (adds a sidecar)")
+    job.add_argument(
+        "--tensorboard",
+        metavar="/PATH",
+        help="TensorBoard log dir (RLark may add a helper container for it)",
+    )
     job.add_argument("--rlinf-commit", help="RLinf commit for the run record")
     job.add_argument("--image-digest", help="digest of the image tag for the run record")
 
@@ -191,6 +197,46 @@ def plan_from_args(
     """Load the config, plan its roles and build and check the Job (None if the config fails)."""
     request = request_from_args(args, inventory)
     return None if request is None else plan_job(request)
+
+
+def planned_from_args(
+    args: argparse.Namespace, inventory: Inventory | None = None, *, console: bool = False
+) -> PlannedJob | None:
+    """A Job YAML checked (against --config when given), or a Job planned from --config.
+
+    None when the config cannot be read (already said); ``job`` None when RLinf rejects the
+    placement (the findings say why). For ``submit``, ``export``, ``sheet`` and
+    ``admin-request``, which take either; ``console``: a Job YAML may be the console's preview
+    (fields our schema does not know are infos, as ``check`` says, not errors).
+    """
+    if args.job:
+        site = site_from_args(args)
+        try:
+            text = read_input_text(args.job)
+            manifest = load_manifest(text)
+            job = job_from_manifest(manifest, site)
+        except (InputFileError, JobYamlError) as exc:
+            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+            return None
+        report = None
+        if has_config(args):
+            config = load_from_args(args, recorded_overrides(job))
+            if config is None:
+                return None
+            report = inspect(config, gpu_layout(args))
+        return given_job(
+            job,
+            report,
+            inventory,
+            target_cluster=args.cluster,
+            site=site,
+            unknown_as_info=console,
+            document=manifest,
+            text=text,
+        )
+    if not has_config(args):
+        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
+    return plan_from_args(args, inventory)
 
 
 def run(args: argparse.Namespace) -> int:

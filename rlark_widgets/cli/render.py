@@ -12,6 +12,7 @@ from ..i18n import Text, render
 from ..rlark.planner import Plan
 from ..rlinf import ClusterSpec, ConfigReport, Expansion, NodeGroupSpec
 from ..rlinf.ranks import format_ranks
+from ..rlinf.report import mode_name
 
 SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 WIDE = ("W", "F")  # East Asian wide and full-width characters take two terminal columns
@@ -93,7 +94,7 @@ def _summary_line(report: ConfigReport) -> Text:
         "   GPUs assumed: {gpus}",
         task_type=expansion.task_type or Text("(not set)"),
         placement=expansion.placement_class,
-        mode=expansion.placement_mode or "-",
+        mode=mode_name(expansion.placement_mode),
         nodes=expansion.num_nodes or "-",
         gpus=report.layout.describe(),
     )

@@ -166,8 +166,8 @@ def _members_title(alive: int, expected: int) -> Text:
             expected=expected,
         )
     return Text(
-        "Ray has {alive} members alive, {expected} expected: RLinf keeps the lowest ranks; "
-        "the others hold resources idle.",
+        "Ray has {alive} members alive, {expected} expected: RLinf may use only the lowest "
+        "ranks; the others may still hold resources, idle.",
         alive=alive,
         expected=expected,
     )
@@ -214,6 +214,16 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             Text(
                 "The next refresh tries again; if this lasts, check the cluster's health or "
                 "tell the cluster admin."
+            ),
+        )
+    if snap.tasks is not None and not snap.tasks and not snap.workers and snap.backend == "kuberay":
+        return _broken(
+            "tasks-generated",
+            Text("KubeRay has not created the RayCluster's pods yet."),
+            "",
+            Text(
+                "Wait a little; if it persists, check that the KubeRay operator is running"
+                " (`kubectl get pods -A -l app.kubernetes.io/name=kuberay-operator`)."
             ),
         )
     if snap.tasks is not None and not snap.tasks and not snap.workers:

@@ -18,6 +18,7 @@ from ..findings import Finding, Severity
 from ..i18n import Text
 from ..rlinf import ConfigReport, Expansion, GpuLayout, RLinfConfigError, expand_placement
 from ..rlinf.ranks import format_ranks
+from ..rlinf.report import mode_name
 from .inventory import Inventory, NodeInfo
 from .node_needs import NodeNeeds, device_resource_for, node_needs
 
@@ -442,8 +443,8 @@ def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
         Text(
             "cluster.num_nodes is {n}: RLinf waits for exactly {n} Ray node(s), and on RLark "
             "every Worker (one Pod) is one Ray node, so the roles' Workers add up to {n}. Fewer "
-            "and RLinf waits forever; more and RLinf keeps the lowest ranks while the rest hold "
-            "resources idle.",
+            "and RLinf waits forever; more and RLinf may use only the lowest ranks while the rest "
+            "may still hold resources, idle.",
             n=n,
         ),
         Text(
@@ -478,7 +479,7 @@ def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
         plan.explanations.append(
             Text(
                 "Execution mode {mode} is reported for information; it decides no role count.",
-                mode=plan.report.expansion.placement_mode,
+                mode=mode_name(plan.report.expansion.placement_mode),
             )
         )
 

@@ -267,10 +267,19 @@ def _readme(
     return lines
 
 
-def snapshot_record(job: Job, snapshot: dict, diagnosis: dict, logs: dict[str, str]) -> RunRecord:
-    """A record of a submitted Job: its YAML, the latest snapshot, the diagnosis and log tails."""
+def snapshot_record(
+    job: Job,
+    snapshot: dict,
+    diagnosis: dict,
+    logs: dict[str, str],
+    manifest: dict | None = None,
+) -> RunRecord:
+    """A record of a submitted Job: its YAML, the latest snapshot, the diagnosis and log tails.
+
+    ``manifest`` is what was submitted when it is not the RLark Job (a KubeRay RayJob).
+    """
     files = {
-        "job.yaml": redact(render_job_yaml(job)),
+        "job.yaml": redact(dump_yaml(manifest) if manifest else render_job_yaml(job)),
         "snapshot.json": redact(json.dumps(snapshot, indent=2, default=str)) + "\n",
         "diagnosis.json": redact(json.dumps(diagnosis, indent=2)) + "\n",
     }

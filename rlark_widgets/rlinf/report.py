@@ -20,6 +20,20 @@ from .launchers import launcher_for
 from .loader import RLinfConfig
 from .topology import GpuLayout
 
+# The execution mode as shown: RLinf's name in English, the seeds' term with it in Chinese.
+MODE_NAMES = {
+    "HYBRID": Text("HYBRID"),
+    "COLLOCATED": Text("COLLOCATED"),
+    "DISAGGREGATED": Text("DISAGGREGATED"),
+    "AUTO": Text("AUTO"),
+}
+
+
+def mode_name(mode: str | None) -> Text | str:
+    """The execution mode for a message; '-' when RLinf reports none."""
+    return MODE_NAMES.get(mode, mode) if mode else "-"
+
+
 MODE_LESSONS = {
     "HYBRID": Text(
         "Hybrid placement: components may share or split GPUs freely; RLinf never asks Ray "

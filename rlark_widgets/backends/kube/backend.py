@@ -36,19 +36,14 @@ from ...rlark.site import SiteProfile
 from ...rlark.written import differences, normalised
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from .api import Action, KubeApi, KubeApiError, RetryPolicy
-from .config import connect
-from .inventory import inventory_from
-from .preflight import (
-    access_findings,
-    capacity_findings,
-    crd_findings,
-    dry_run_findings,
-    namespace_findings,
-    selector_findings,
-    storage_findings,
-)
-from .snapshot import SnapshotReader, read_job, read_log
+from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
+from ..k8s.config import connect
+from ..k8s.inventory import inventory_from
+from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
+from ..k8s.pods import read_log
+from .jobs import call_jobs
+from .preflight import access_findings, crd_findings, dry_run_findings, storage_findings
+from .snapshot import SnapshotReader, read_job
 
 
 def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -130,7 +125,9 @@ class KubernetesBackend:
         manifest["metadata"]["namespace"] = self.namespace
         return manifest
 
-    def preflight(self, job: Job) -> list[Finding]:
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """CRD, access, dry run, node selection and capacity (``config`` changes nothing: the
+        RLark Job sets every Worker's rank itself)."""
         manifest = self.manifest(job)
         crd, access = crd_findings(self.api), access_findings(self.api, self.namespace)
         findings = [*namespace_findings(job, self.namespace), *crd, *access]
@@ -158,7 +155,8 @@ class KubernetesBackend:
         manifest = self.manifest(job)
         with self._submit_lock:  # a double click in one session waits for the first answer
             try:
-                self.api.jobs(
+                call_jobs(
+                    self.api,
                     "create",
                     self.api.custom.create_namespaced_custom_object,
                     self.namespace,
@@ -336,7 +334,8 @@ class KubernetesBackend:
 
     def _delete_job(self, name: str) -> bool:
         try:
-            self.api.jobs(
+            call_jobs(
+                self.api,
                 "delete",
                 self.api.custom.delete_namespaced_custom_object,
                 self.namespace,

@@ -120,8 +120,11 @@ class LocalBackend:
         node = site_node(host, labels, {}, site)
         return Inventory((node,), (), "local", site)
 
-    def preflight(self, job: Job) -> list[Finding]:
-        """What would stop this Job from running here (errors) and what it will not model."""
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """What would stop this Job from running here (errors) and what it will not model.
+
+        ``config`` changes nothing here: the rehearsal reads the Job's Workers alone.
+        """
         return preflight_findings(job, self.options.node_ip, self.options.run_mode == "rehearsal")
 
     def submit(

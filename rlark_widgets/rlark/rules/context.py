@@ -61,7 +61,7 @@ class RuleContext:
         return f"spec.tasks[{index}]" + (f".{field_path}" if field_path else "")
 
     def roles_by_rank(self) -> Iterator[tuple[int, int, Role]]:
-        """(RLINF_NODE_RANK, role index, role) in role order x worker index.
+        """(RLINF_NODE_RANK, role index, role): the Workers of the roles before plus the index.
 
         Stops one rank past the config's nodes: the rules compare Workers with those nodes, and
         a typo such as 10**12 replicas must not loop over every Worker.

@@ -12,7 +12,7 @@ from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, cove
 
 #: What RLark sets each reserved name to on every Worker: the message says it for that name.
 RESERVED_USE = {
-    RANK_ENV: Text("RLINF_NODE_RANK = role order x worker index"),
+    RANK_ENV: Text("RLINF_NODE_RANK = Workers of the roles before + worker index"),
     RAY_ADDRESS_ENV: Text("the address of the Ray head the Worker joins"),
 }
 #: A name only the site profile reserves (reservedEnv, reservedEnvPrefixes).
@@ -107,7 +107,7 @@ def _tensorboard(ctx: RuleContext) -> Iterator[Hit]:
         yield (
             "spec.tensorboard.logDir",
             Text(
-                "{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
+                "{logdir} is not under a mount of the Header role; a helper container RLark may add (not a Worker) "
                 "reads it from the Header's Pod.",
                 logdir=logdir,
             ),

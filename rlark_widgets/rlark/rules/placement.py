@@ -30,8 +30,9 @@ def _worker_count(ctx: RuleContext) -> Iterator[Hit]:
         yield (
             "spec.tasks",
             Text(
-                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf keeps "
-                "the {wanted} lowest ranks and the other {extra} Worker(s) hold resources idle.",
+                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf may "
+                "use only the {wanted} lowest ranks, and the other {extra} Worker(s) may still hold "
+                "resources, idle.",
                 total=total,
                 wanted=wanted,
                 extra=total - wanted,

@@ -245,7 +245,9 @@ class RolesStep:
         self.rank_map.value = (
             CSS
             + f"<b>{esc(Text('Node-rank map').render(lang))}</b> "
-            + esc(Text("(role order x Workers = RLINF_NODE_RANK)").render(lang))
+            + esc(
+                Text("(RLINF_NODE_RANK = Workers of the roles above + worker index)").render(lang)
+            )
             + table(self.HEADERS, rows, lang)
         )
         explanations = [render(e, lang) for e in plan.explanations]

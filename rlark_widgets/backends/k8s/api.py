@@ -1,6 +1,6 @@
 """One door to the API server: a timeout on every call, bounded retries, errors a user can act on.
 
-Every request of the Kubernetes backend goes through :meth:`KubeApi.call`, so the retry policy
+Every request of the Kubernetes and KubeRay backends goes through :meth:`KubeApi.call`, so the retry policy
 (429, 5xx and connection errors only), the request timeout and the wording of failures live in
 one place. Answers are decoded as plain JSON dicts (``_preload_content=False``): the generated
 models are slow for 1,000 pods and reject fields real servers leave empty.
@@ -117,6 +117,12 @@ class KubeApiError(BackendError):
         watcher reports it and tries again rather than giving up."""
         return self.status is None or self.status in RETRYABLE
 
+    @property
+    def server_trouble(self) -> bool:
+        """No answer, or an overloaded or failing server: a check can draw no finding from it,
+        so preflight raises it rather than reporting the Job wrong."""
+        return self.status is None or self.status == 429 or self.status >= 500
+
 
 def _status_body(exc: ApiException) -> dict[str, Any]:
     try:
@@ -217,29 +223,6 @@ class KubeApi:
                 raise failure from None
             maybe_applied = maybe_applied or reached
             self.retry.sleep(delay)
-
-    def jobs(
-        self,
-        verb: str,
-        method: Callable[..., Any],
-        namespace: str,
-        *args: Any,
-        name: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """Call a CustomObjectsApi method on RLark Jobs (group, version, namespace, plural first)."""
-        site = self.site
-        action = Action(verb, site.job_resource, namespace, name)
-        return self.call(
-            action,
-            method,
-            site.api_group,
-            site.api_version_name,
-            namespace,
-            site.plural,
-            *args,
-            **kwargs,
-        )
 
     def raw_get(
         self,

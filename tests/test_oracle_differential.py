@@ -133,11 +133,23 @@ ROBOT_OWNERS_IN_CONFIG_ORDER = (
 )
 
 
+#: No GPUs: RLinf's packed placement refuses the GPU-less group before the float TP size.
+FLOAT_TP_WITHOUT_GPUS = (
+    {
+        "cluster": {"num_nodes": 2, "component_placement": {"rollout,reward": "all"}},
+        "runner": {"task_type": "reasoning_eval"},
+        "rollout": {"tensor_parallel_size": 2.0, "pipeline_parallel_size": 1},
+    },
+    0,
+)
+
+
 @settings(
     max_examples=EXAMPLES,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(case=configs)
+@example(case=FLOAT_TP_WITHOUT_GPUS)
 @example(case=LIST_VALUED_TWINS)
 @example(case=ROBOT_OWNERS_IN_CONFIG_ORDER)
 @example(case=IP_BEFORE_A_LATER_GROUP)

@@ -144,11 +144,34 @@ FLOAT_TP_WITHOUT_GPUS = (
 )
 
 
+#: A config class checks its robot IP before it converts its camera serials.
+IP_BEFORE_SERIALS = (
+    {
+        "cluster": {
+            "num_nodes": 1,
+            "component_placement": {"actor": "0:0"},
+            "node_groups": [
+                {
+                    "label": "a",
+                    "node_ranks": "0",
+                    "hardware": _franka(
+                        {"node_rank": 0, "robot_ip": "ROBOT_IP", "camera_serials": 7}
+                    ),
+                }
+            ],
+        },
+        "runner": {"task_type": "embodied"},
+    },
+    8,
+)
+
+
 @settings(
     max_examples=EXAMPLES,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(case=configs)
+@example(case=IP_BEFORE_SERIALS)
 @example(case=FLOAT_TP_WITHOUT_GPUS)
 @example(case=LIST_VALUED_TWINS)
 @example(case=ROBOT_OWNERS_IN_CONFIG_ORDER)

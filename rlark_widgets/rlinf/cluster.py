@@ -671,7 +671,7 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
         entry_path = f"{path}.configs[{index}]"
         node_rank = raw["node_rank"]
         refused = _ip_errors(tuple(robots))  # configs are built in order: an IP error stops it
-        if refused and (not isinstance(node_rank, int) or config_class_error(hw_type, raw)):
+        if refused and not isinstance(node_rank, int):
             raise refused[0]
         if not isinstance(node_rank, int):
             raise _fail(
@@ -680,8 +680,12 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
                 Text("Write node_rank as an unquoted whole number."),
             )
         fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
+        robot = RobotConfig(hw_type, int(node_rank), fields, entry_path)
         failed = config_class_error(hw_type, fields)
         if failed is not None:
+            refused = _ip_errors((*robots, robot))  # the class checks its IP first
+            if refused:
+                raise refused[0]
             raise _fail(
                 failed[1],
                 f"{entry_path}.{failed[0]}",
@@ -691,7 +695,7 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
                     hw_type=hw_type,
                 ),
             )
-        robots.append(RobotConfig(hw_type, int(node_rank), fields, entry_path))
+        robots.append(robot)
     return hw_type, tuple(robots)
 
 

@@ -47,7 +47,9 @@ docs: $(STAMP)
 bench: $(STAMP) oracle
 	$(BIN)/python benchmarks/run_all.py
 
-# 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target.
+# 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target,
+# including the differential round trip (what `check` passes is what `submit` stores on the
+# Kubernetes emulator, byte for byte after normalisation).
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
 # Then 2,000 random configs against RLinf's own code (ORACLE_EXAMPLES=N for more).
 fuzz: $(STAMP) oracle

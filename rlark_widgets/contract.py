@@ -36,6 +36,19 @@ RANK_LABEL = f"{RLINF_NAMESPACE}node-rank"
 #: Set on every Worker before Ray starts, whatever the site: a user value would break the layout.
 RESERVED_ENV = frozenset({RANK_ENV, RAY_ADDRESS_ENV})
 
+#: KubeRay's resources (``ray.io/v1`` RayJob, RayCluster) and what its operator writes on them.
+KUBERAY_GROUP = "ray.io"
+KUBERAY_API_VERSION = f"{KUBERAY_GROUP}/v1"
+#: Labels the KubeRay operator puts on every Ray pod: its RayCluster, head or worker, its group.
+KUBERAY_CLUSTER_LABEL = f"{KUBERAY_GROUP}/cluster"
+KUBERAY_NODE_TYPE_LABEL = f"{KUBERAY_GROUP}/node-type"
+KUBERAY_GROUP_LABEL = f"{KUBERAY_GROUP}/group"
+#: The annotation that lets a pod template keep its own command instead of KubeRay's.
+KUBERAY_OVERWRITE_CMD_ANNOTATION = f"{KUBERAY_GROUP}/overwrite-container-cmd"
+#: The annotation that keeps a RayCluster's run script (a RayCluster has no entrypoint); the
+#: pods' role and Worker-index labels are the site profile's Worker labels, as on RLark.
+RUN_SCRIPT_ANNOTATION = f"{ANNOTATION_PREFIX}run-script"
+
 #: A Kubernetes DNS label (RFC 1123): Job names and volume names.
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 #: The mount the Job form's StorageClass and output directory define on every role.

@@ -8,10 +8,14 @@ rule rests on (``source``). Views, the CLI and the run record all render the sam
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from .i18n import Text, render
+from .i18n import Listing, Text, render
+from .secret_text import redact
+
+Scrub = Callable[[str], str]
 
 
 class Severity(StrEnum):
@@ -39,6 +43,20 @@ class Finding:
             raise TypeError(f"{self.rule_id}: a finding's message and fix must be Text")
         if isinstance(self.fix_text, str) and self.fix_text:
             raise TypeError(f"{self.rule_id}: a finding's fix must be Text")
+        # One redaction for every finding, whoever made it: a value quoted into a message (a
+        # hostPath, an image, jsonschema's detail) never carries a secret's shape to any output.
+        self._scrub_with(redact)
+
+    def _scrub_with(self, scrub: Scrub) -> None:
+        object.__setattr__(self, "path", scrub(self.path))
+        object.__setattr__(self, "text", scrubbed(self.text, scrub))
+        object.__setattr__(self, "fix_text", scrubbed(self.fix_text, scrub))
+
+    def redacted(self, scrub: Scrub) -> Finding:
+        """This finding with ``scrub`` applied to its path and every value its texts quote."""
+        copy = replace(self)
+        copy._scrub_with(scrub)
+        return copy
 
     @property
     def message(self) -> str:
@@ -63,6 +81,28 @@ class Finding:
             "fix": self.fix_in(lang),
             "source": self.source,
         }
+
+
+def scrubbed(value: object, scrub: Scrub) -> object:
+    """``value`` with ``scrub`` applied to every string it quotes, in a Text at any depth."""
+    if isinstance(value, Listing):
+        items: Iterable[object] = value.params["items"]  # type: ignore[assignment]
+        return Listing([_as_message(scrubbed(item, scrub)) for item in items], value.template)
+    if isinstance(value, Text):
+        return value.with_values(
+            {name: scrubbed(param, scrub) for name, param in value.params.items()}
+        )
+    if isinstance(value, str):
+        return scrub(value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    text = str(value)
+    cleaned = scrub(text)
+    return value if cleaned == text else cleaned
+
+
+def _as_message(value: object) -> Text | str:
+    return value if isinstance(value, Text | str) else str(value)
 
 
 def has_errors(findings: list[Finding] | tuple[Finding, ...]) -> bool:

@@ -3,13 +3,15 @@
 config -> report (RLinf's placement on an assumed GPU layout) -> plan (roles) -> Job -> findings.
 The CLI's ``plan``, ``check`` and ``submit`` and the app's Session all go through here, so the
 two cannot drift: the same inputs give the same Job and the same findings, and one blocking
-rule decides whether a Job may be submitted.
+rule decides whether a Job may be submitted. A KubeRay export (``export --to kuberay``, the
+app's Export choice) and ``check`` on KubeRay YAML start from the same :class:`PlannedJob`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .backends.base import Backend, SubmitResult, blocking
 from .findings import Finding
@@ -18,7 +20,9 @@ from .rlark.check import check_job
 from .rlark.facts import RecordFacts
 from .rlark.inventory import Inventory, inventory_findings
 from .rlark.job import Job, Role
+from .rlark.kuberay import Export, ExportOptions, check_kuberay, export_checked
 from .rlark.planner import Plan, plan_roles
+from .rlark.secrets import redact_findings
 from .rlark.site import SiteProfile, example_site
 from .rlinf import ConfigReport, GpuLayout, RLinfConfig, inspect_config
 
@@ -62,7 +66,14 @@ class PlannedJob:
     findings: list[Finding]
     facts: RecordFacts
     inventory: Inventory | None = None
+    target_cluster: str | None = None
     site: SiteProfile = field(default_factory=example_site)
+
+    @property
+    def planning_findings(self) -> list[Finding]:
+        """What RLinf and the planner said before the Job was checked (the config's, the plan's)."""
+        report = list(self.report.findings) if self.report is not None else []
+        return [*report, *self.plan.findings] if self.plan is not None else report
 
 
 @dataclass
@@ -98,7 +109,15 @@ def plan_job(request: PlanRequest, plan: Plan | None = None) -> PlannedJob:
         findings += inventory_findings(inventory)
     if not plan.ok:
         return PlannedJob(
-            plan.report.config, plan.report, plan, None, findings, request.facts, inventory, site
+            plan.report.config,
+            plan.report,
+            plan,
+            None,
+            findings,
+            request.facts,
+            inventory,
+            plan.target_cluster,
+            site,
         )
     job = build_job(plan, request.settings, site)
     if request.roles is not None:
@@ -107,7 +126,7 @@ def plan_job(request: PlanRequest, plan: Plan | None = None) -> PlannedJob:
 
 
 def given_job(
-    job: Job,
+    job: Job | None,
     report: ConfigReport | None = None,
     inventory: Inventory | None = None,
     *,
@@ -115,8 +134,14 @@ def given_job(
     facts: RecordFacts | None = None,
     site: SiteProfile | None = None,
     unknown_as_info: bool = False,
+    document: Mapping[str, Any] | None = None,
+    text: str | None = None,
 ) -> PlannedJob:
-    """Check a Job the user wrote (a Job YAML), against its config's report when given."""
+    """Check a Job the user wrote (a Job YAML), against its config's report when given.
+
+    ``document`` is the YAML as parsed and ``text`` the file: the schema, what a Job keeps and
+    the secret scan read them whole (``job`` is None when the document is no readable Job).
+    """
     site = site or (inventory.site if inventory is not None else example_site())
     inventory = inventory.through(site) if inventory else None
     findings = list(report.findings) if report is not None else []
@@ -132,11 +157,13 @@ def given_job(
         target_cluster,
         site=site,
         unknown_as_info=unknown_as_info,
+        document=document,
+        text=text,
     )
 
 
 def _checked(
-    job: Job,
+    job: Job | None,
     report: ConfigReport | None,
     plan: Plan | None,
     findings: list[Finding],
@@ -146,42 +173,112 @@ def _checked(
     *,
     site: SiteProfile,
     unknown_as_info: bool = False,
+    document: Mapping[str, Any] | None = None,
+    text: str | None = None,
 ) -> PlannedJob:
     """The one place a :class:`PlannedJob` with a Job is made: every check runs here."""
     target = plan.target_cluster if plan is not None else target_cluster
-    findings = [
-        *findings,
-        *check_job(
-            job,
-            report,
-            inventory,
-            target_cluster=target,
-            facts=facts,
-            site=site,
-            unknown_as_info=unknown_as_info,
-        ),
-    ]
+    findings = check_job(
+        job,
+        report,
+        inventory,
+        target_cluster=target,
+        facts=facts,
+        site=site,
+        unknown_as_info=unknown_as_info,
+        document=document,
+        text=text,
+        prior=findings,  # redacted with the rest: no finding echoes a secret of the Job
+    )
     config = report.config if report is not None else None
-    return PlannedJob(config, report, plan, job, findings, facts or RecordFacts(), inventory, site)
+    return PlannedJob(
+        config, report, plan, job, findings, facts or RecordFacts(), inventory, target, site
+    )
+
+
+def export_kuberay(planned: PlannedJob, options: ExportOptions | None = None) -> Export:
+    """The planned Job as a KubeRay RayJob/RayCluster with every finding that applies to it.
+
+    The findings are the planning's, then the mapping's and the rules' at KubeRay's field paths
+    (they replace the RLark Job's check, whose paths name fields KubeRay does not have). The
+    config's ``cluster.node_groups`` decides whether every rank gets a worker group of its own,
+    as it does on ``submit --backend kuberay``.
+    """
+    if planned.job is None:
+        return Export(None, planned.findings, [])
+    exported = export_checked(
+        planned.job,
+        planned.report,
+        planned.inventory,
+        options,
+        target_cluster=planned.target_cluster,
+        site=planned.site,
+    )
+    findings = [*planned.planning_findings, *exported.findings]
+    if exported.manifest is None:  # the Job's own check says why in more words
+        findings += [f for f in planned.findings if f.rule_id.startswith("PLN-")]
+    return Export(exported.manifest, findings, exported.groups)
+
+
+def given_kuberay(
+    manifest: dict[str, Any],
+    report: ConfigReport | None = None,
+    inventory: Inventory | None = None,
+    *,
+    target_cluster: str | None = None,
+    site: SiteProfile | None = None,
+) -> list[Finding]:
+    """Check a RayJob/RayCluster the user wrote: KubeRay's schema, then the rules that apply."""
+    site = site or (inventory.site if inventory is not None else example_site())
+    inventory = inventory.through(site) if inventory else None
+    found = check_kuberay(manifest, report, inventory, target_cluster=target_cluster, site=site)
+    return [*(report.findings if report is not None else []), *found]
+
+
+def weighed_findings(
+    planned: PlannedJob, backend: str, kuberay: ExportOptions | None = None
+) -> list[Finding]:
+    """The findings a submission to ``backend`` weighs before the backend's preflight.
+
+    The RLark Job's findings, except on KubeRay: what is submitted there is the export, so the
+    findings are the ones ``export`` and ``check`` show for it (``kuberay``: the export's kind
+    and claims), at KubeRay's paths and without the rules about RLark-only fields. An error only
+    the RLark Job has cannot stop a KubeRay submission, nor can a KubeRay one pass unseen.
+    """
+    if backend != "kuberay" or planned.job is None:
+        return planned.findings
+    return export_kuberay(planned, kuberay).findings
+
+
+def _export_options(backend: Backend) -> ExportOptions | None:
+    """What the KubeRay backend exports (kind, claims, TTLs); None for the other backends."""
+    if backend.name != "kuberay":
+        return None
+    from .backends.kuberay.backend import KubeRayBackend  # the kubernetes client is slow to load
+
+    return backend.options if isinstance(backend, KubeRayBackend) else None
 
 
 def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     """Preflight, then submit once unless an error blocks it on this backend.
 
-    The blocking rule is :func:`~.backends.base.blocking` over the planned findings and the
+    The blocking rule is :func:`~.backends.base.blocking` over :func:`weighed_findings` and the
     backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
     Raises :class:`~.backends.base.BackendError` when the backend fails.
     """
+    weighed = weighed_findings(planned, backend.name, _export_options(backend))
     if planned.job is None:  # RLinf rejected the plan: its errors say why
-        return Submission(planned.findings, blocking(planned.findings, backend.name), None)
-    findings = [*planned.findings, *backend.preflight(planned.job)]
+        return Submission(weighed, blocking(weighed, backend.name), None)
+    config = planned.report.config if planned.report is not None else None
+    # The backend's findings quote the Job too: they are redacted like the Job's own.
+    findings = redact_findings(
+        [*weighed, *backend.preflight(planned.job, config)], planned.job.to_manifest()
+    )
     stopping = blocking(findings, backend.name)
     if stopping:
         return Submission(findings, stopping, None)
     report = planned.report
     result = backend.submit(
-        planned.job,
-        expansion=report.expansion if report is not None else None,
-        config=report.config if report is not None else None,
+        planned.job, expansion=report.expansion if report is not None else None, config=config
     )
     return Submission(findings, [], result)

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-# `kube`: an emulated Kubernetes API server; `rlinf_oracle`: RLinf's own placement code.
-pytest_plugins = ["kube_emulator", "oracle.client"]
+# `kube`, `kuberay`: emulated Kubernetes API servers; `rlinf_oracle`: RLinf's own placement code.
+pytest_plugins = ["kube_emulator", "kuberay_emulator", "oracle.client"]
 
 CHROMIUM_PATH = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -89,6 +89,11 @@ JOB_KEYS = [
     "logDir",
     "networkDomain",
     "sshKeys",
+    "labels",
+    "status",
+    "uid",
+    "generateName",
+    "x-unknown",
 ]
 INVENTORY_KEYS = [
     "cluster",
@@ -409,3 +414,209 @@ def placement_texts(draw: st.DrawFn) -> str:
             part += ":" + draw(rank_lists())
         parts.append(part)
     return ",".join(parts)
+
+
+# --- Job manifests with every field the schema allows ---------------------------------------
+#: A token of a shape the scanner knows, planted anywhere a user can write text.
+PLANTED_TOKEN = "ghp_" + "Zq8rT4vW2yX6bN1mK3pL5sD7fG9hJ0aC2eR4"
+_label_values = st.from_regex(r"\A[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?\Z")
+_names = st.from_regex(r"\A[a-z]([-a-z0-9]{0,8}[a-z0-9])?\Z")
+_paths = st.lists(_names, min_size=1, max_size=3).map(lambda parts: "/" + "/".join(parts))
+_label_maps = st.dictionaries(
+    st.sampled_from(["team", "app", "example.com/owner", "rlark.io/queue", "tier"]),
+    _label_values,
+    max_size=3,
+)
+
+
+@st.composite
+def schema_jobs(draw: st.DrawFn, name: str | None = None) -> dict[str, Any]:
+    """A Job manifest the schema allows, using every optional field it has: labels, template
+    metadata, sidecars, volumes no mount uses, env without a value, explicit ``readOnly``,
+    existing claims, storage entries with their own claim names, sshKeys, TensorBoard."""
+    job_name = name or draw(_names)
+    storage: list[dict[str, Any]] = []
+    tasks = []
+    for index in range(draw(st.integers(1, 3))):
+        volumes: list[dict[str, Any]] = []
+        mounts: list[dict[str, Any]] = []
+        for m_index, kind in enumerate(
+            draw(st.lists(st.sampled_from(["hostPath", "storage", "claim"]), max_size=3))
+        ):
+            volume = f"{kind[0]}{m_index}"  # storage names are Job-wide; kinds never share one
+            if kind == "hostPath":
+                source = {"hostPath": {"path": "/data" + draw(_paths)}}
+            elif kind == "claim":  # an existing PVC: resumed from, never generated
+                source = {"persistentVolumeClaim": {"claimName": draw(_names) + "-pvc"}}
+            else:
+                claim = draw(st.sampled_from([f"{job_name}-{volume}", f"{volume}-claim"]))
+                source = {"persistentVolumeClaim": {"claimName": claim}}
+                if not any(e["name"] == volume for e in storage):
+                    storage.append(
+                        {"name": volume, "storageClassName": "oss-rlinf", "claimName": claim}
+                    )
+                else:
+                    source = {
+                        "persistentVolumeClaim": {
+                            "claimName": next(e for e in storage if e["name"] == volume)[
+                                "claimName"
+                            ]
+                        }
+                    }
+            volumes.append({"name": volume, **source})
+            mount = {"name": volume, "mountPath": f"/mnt/m{m_index}"}
+            read_only = draw(st.sampled_from([None, True, False]))
+            if read_only is not None:
+                mount["readOnly"] = read_only
+            mounts.append(mount)
+        if draw(st.booleans()):
+            volumes.append({"name": "side", "hostPath": {"path": "/var/log/side"}})
+        env = [
+            {"name": n, **({"value": v} if v is not None else {})}
+            for n, v in draw(
+                st.dictionaries(
+                    st.from_regex(r"\A[A-Z][A-Z0-9_]{0,8}\Z").filter(
+                        lambda n: not n.startswith(("RLARK", "RAY_", "RLINF_NODE"))
+                    ),
+                    st.one_of(st.none(), st.sampled_from(["", "1", "eth0", "$(HOME)/x"])),
+                    max_size=3,
+                )
+            ).items()
+        ]
+        main: dict[str, Any] = {"name": "main", "image": "registry.example.com/rlinf:v0.3.0"}
+        if env:
+            main["env"] = env
+        gpus = draw(st.integers(0, 8))
+        if gpus or draw(st.booleans()):
+            main["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+        if mounts:
+            main["volumeMounts"] = mounts
+        containers = [main]
+        if draw(st.booleans()):
+            sidecar = {"name": "log-shipper", "image": "registry.example.com/shipper:1.2"}
+            if any(v["name"] == "side" for v in volumes):
+                sidecar["volumeMounts"] = [{"name": "side", "mountPath": "/logs"}]
+            containers.insert(draw(st.integers(0, 1)), sidecar)
+        pod_spec: dict[str, Any] = {
+            "nodeSelector": {"rlark.io/cluster": "gpu-a", "rlark.io/node-category": "cloud"},
+            "containers": containers,
+        }
+        if volumes:
+            pod_spec["volumes"] = volumes
+        template: dict[str, Any] = {"spec": pod_spec}
+        if draw(st.booleans()):
+            template["metadata"] = {
+                "labels": draw(_label_maps),
+                "annotations": {"example.com/note": draw(st.text(max_size=10))},
+            }
+        task: dict[str, Any] = {
+            "name": "header" if index == 0 else f"role{index}",
+            "head": index == 0,
+            "replicas": 1 if index == 0 else draw(st.integers(1, 3)),
+        }
+        if draw(st.booleans()):
+            task["prepareScript"] = draw(st.sampled_from(["", "source /opt/venv/bin/activate\n"]))
+        task["template"] = template
+        tasks.append(task)
+    metadata: dict[str, Any] = {"name": job_name, "namespace": "research"}
+    if labels := draw(_label_maps):
+        metadata["labels"] = labels
+    if draw(st.booleans()):
+        metadata["annotations"] = {"rlark.io/rlinf-num-nodes": "1", "example.com/x": "y"}
+    spec: dict[str, Any] = {
+        "runScript": "cd /workspace/RLinf && bash examples/embodiment/run_embodiment.sh demo\n",
+        "tasks": tasks,
+    }
+    if draw(st.booleans()):
+        spec["tensorboard"] = {"logDir": "/mnt/m0/tb"}
+    if draw(st.booleans()):
+        spec["networkDomain"] = "lab-net"
+    if draw(st.booleans()):
+        spec["sshKeys"] = draw(st.lists(_names, min_size=1, max_size=2))
+    if storage:
+        spec["storage"] = storage
+    return {"apiVersion": "rlark.io/v1alpha1", "kind": "Job", "metadata": metadata, "spec": spec}
+
+
+#: Fields a Job cannot keep: each must be refused by a finding that names it.
+UNKEPT = [
+    ("status", {"phase": "Running"}),
+    ("x-extra", "kept?"),
+    ("metadata.uid", "0b6f"),
+    ("metadata.generateName", "demo-"),
+    ("metadata.resourceVersion", "42"),
+]
+
+
+def _string_slots(node: Any, path: tuple = ()) -> list[tuple[tuple, str]]:
+    """Every (path, 'key' | 'value') where a user writes text."""
+    slots: list[tuple[tuple, str]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            slots.append(((*path, key), "key"))
+            slots += _string_slots(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            slots += _string_slots(value, (*path, index))
+    elif isinstance(node, str):
+        slots.append((path, "value"))
+    return slots
+
+
+@st.composite
+def planted(draw: st.DrawFn, manifest: dict[str, Any], secret: str = PLANTED_TOKEN) -> tuple:
+    """``manifest`` with ``secret`` written into one string or key anywhere (or a new unknown
+    field, label, claim name or sshKey holding it); returns (manifest, where)."""
+    doc = copy.deepcopy(manifest)
+    where = draw(
+        st.sampled_from(
+            [
+                *_string_slots(doc),
+                (("metadata", "labels", "token"), "new"),
+                (("spec", "sshKeys"), "append"),
+                (("x-unknown",), "new"),
+            ]
+        )
+    )
+    path, how = where
+    parent = doc
+    for part in path[:-1]:
+        parent = parent.setdefault(part, {}) if isinstance(parent, dict) else parent[part]
+    last = path[-1]
+    if how == "key":
+        parent[f"{last}-{secret}"] = parent.pop(last)
+    elif how == "new":
+        parent[last] = secret
+    elif how == "append":
+        parent.setdefault(last, []).append(secret)
+    else:
+        parent[last] = draw(st.sampled_from([secret, f"x {secret} y", f"https://u:{secret}@h/"]))
+    return doc, where
+
+
+def _with_unkept(document: dict[str, Any], index: int) -> dict[str, Any]:
+    path, value = UNKEPT[index]
+    document = copy.deepcopy(document)
+    *parents, last = path.split(".")
+    target = document
+    for part in parents:
+        target = target[part]
+    target[last] = value
+    return document
+
+
+#: Jobs of every shape the schema allows: as they are, with a field no Job keeps, with a
+#: secret planted anywhere, or mutated like the golden Jobs.
+schema_job_documents = st.one_of(
+    schema_jobs().map(dump),
+    st.tuples(schema_jobs(), st.integers(0, len(UNKEPT) - 1)).map(
+        lambda pair: dump(_with_unkept(*pair))
+    ),
+    schema_jobs().flatmap(planted).map(lambda pair: dump(pair[0])),
+    schema_jobs().flatmap(lambda doc: mutated(doc, JOB_KEYS)).map(dump),
+)
+all_job_documents = st.one_of(job_documents, schema_job_documents)
+#: For the differential target: mostly Jobs that pass, so that many reach the cluster.
+differential_job_documents = st.one_of(
+    schema_jobs().map(dump), schema_jobs().map(dump), schema_job_documents
+)

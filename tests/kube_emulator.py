@@ -34,7 +34,7 @@ import kmock
 import pytest
 from kubernetes import client
 
-from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.k8s.api import RetryPolicy
 from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.rlark.schema import schema_findings
 from rlark_widgets.rlark.site import SiteProfile, example_site
@@ -410,13 +410,15 @@ class LoopThread:
 class Cluster:
     """One emulated cluster on its own port: seeded, and driven like RLark and kubelets would."""
 
+    emulator_class: type[RLarkEmulator] = RLarkEmulator  # a subclass serves more CRDs
+
     def __init__(self, loop: LoopThread, output_dir: Path, site: SiteProfile | None = None) -> None:
         self.loop, self.output_dir = loop, output_dir
         self.site = site or example_site()
         self.jobs = f"{self.site.api_version}/{self.site.plural}"
 
         async def start() -> tuple[RLarkEmulator, kmock.Server]:
-            emulator = RLarkEmulator()
+            emulator = self.emulator_class()
             await emulator.__aenter__()
             server = kmock.Server(emulator, host="127.0.0.1")
             await server.__aenter__()

@@ -100,6 +100,17 @@ def test_warnings_need_acknowledgement_and_errors_block(tmp_path: Path) -> None:
     assert not s.can_submit()
 
 
+def test_the_kuberay_backend_is_blocked_by_the_exports_errors_not_rlarks() -> None:
+    s = session(output_storage="oss://bucket/out", output_mount="/mnt/output")
+    s.backend_name = "kubernetes"
+    assert "JOB-STORAGE-SOURCE" in {f.rule_id for f in s.blocking()}  # RLark-only
+    s.backend_name = "kuberay"
+    stopping = s.blocking()
+    assert "JOB-STORAGE-SOURCE" not in {f.rule_id for f in stopping}
+    assert "JOB-SELECTOR-EMPTY" in {f.rule_id for f in stopping}  # it applies to KubeRay too
+    assert not any(f.path.startswith("spec.tasks[") for f in stopping)
+
+
 def test_job_fields_inventory_and_record(tmp_path: Path) -> None:
     s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert "runner.logger.log_path=/mnt/output/" in s.job.run_script

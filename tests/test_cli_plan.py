@@ -194,6 +194,32 @@ def test_crd_and_rules(capsys):
         assert f"| {rule.id} |" in out
 
 
+def test_rules_lists_every_kubernetes_and_kuberay_rule_the_code_raises(capsys):
+    """Preflight and the KubeRay export raise K8S-* and KRAY-* findings outside the registry."""
+    import re
+
+    import rlark_widgets
+
+    package = Path(rlark_widgets.__file__).parent
+    raised = {
+        rule_id
+        for path in package.rglob("*.py")
+        for rule_id in re.findall(
+            r'"((?:K8S|KRAY)-[A-Z-]*[A-Z])"', path.read_text(encoding="utf-8")
+        )
+    }
+    assert {"K8S-CAPACITY", "KRAY-RANKS", "KRAY-PVC-MISSING"} <= raised
+    code, english, _ = cli(capsys, "rules")
+    code_zh, chinese, _ = cli(capsys, "--lang", "zh", "rules")
+    assert code == code_zh == 0
+    readme = (REPO / "README.md").read_text()
+    for rule_id in sorted(raised):
+        line_en = next(line for line in english.splitlines() if line.startswith(rule_id + " "))
+        line_zh = next(line for line in chinese.splitlines() if line.startswith(rule_id + " "))
+        assert line_en != line_zh, rule_id  # the title is in Chinese
+        assert f"| {rule_id} |" in readme, rule_id
+
+
 def test_readme_lists_every_rule():
     readme = (REPO / "README.md").read_text()
     for rule in RULES:

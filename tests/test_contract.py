@@ -25,7 +25,7 @@ CONTRACT = Path(contract.__file__)
 EXAMPLE = example_site()
 #: Facts plain enough to be ordinary words: only a constant equal to them is a copy.
 WORDS = {contract.OUTPUT_MOUNT, EXAMPLE.api_group, EXAMPLE.api_version_name, EXAMPLE.kind}
-WORDS |= {EXAMPLE.plural, *EXAMPLE.storage_classes}
+WORDS |= {EXAMPLE.plural, *EXAMPLE.storage_classes, contract.KUBERAY_GROUP}
 # The example's category values equal the console categories' own keys (cloud, edge, robot),
 # which the code names on purpose (rlark/site.py CONSOLE_CATEGORIES), so they are not scanned.
 #: The RLARK_ prefix is reserved for RLark on Workers; our own RLARK_* settings may carry it.
@@ -111,6 +111,9 @@ def test_the_contract_defines_the_facts_the_issue_names():
     assert contract.OUTPUT_MOUNT == "output"
     assert contract.DNS_LABEL.fullmatch("demo-job") and not contract.DNS_LABEL.fullmatch("Demo")
     assert "RLINF_NODE_RANK" in contract.RESERVED_ENV
+    assert contract.KUBERAY_CLUSTER_LABEL == "ray.io/cluster"
+    assert contract.KUBERAY_NODE_TYPE_LABEL == "ray.io/node-type"
+    assert contract.KUBERAY_GROUP_LABEL == "ray.io/group"
 
 
 def test_site_facts_are_the_example_profiles_not_the_contracts():

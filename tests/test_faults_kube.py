@@ -17,7 +17,7 @@ from test_cli_jobs import cli, write_kubeconfig
 from test_kubernetes_backend import CHECKPOINTS, NAMESPACE, running
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.k8s.api import RetryPolicy
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.snapshot import CHECKPOINTS as CHECKPOINT_LIST
 from rlark_widgets.monitor.snapshot import EVENTS, GPUS, MEMBERS, PODS, SCALARS, JobSnapshot

@@ -1,15 +1,23 @@
-"""Fuzz tests (issue #8, "Bad input"): random and mutated input never ends in a traceback.
+"""Fuzz tests (issues #8 and #15, "Bad input"): random and mutated input never ends in a
+traceback, and what the user wrote is what is submitted.
 
-Four targets, each fed through the entry points a user reaches:
+Six targets, each fed through the entry points a user reaches:
 
 1. ``cluster-yaml``: config documents (real configs mutated as data or damaged as text, and
    random shapes under ``cluster:``) through ``load_text`` -> ``inspect_config`` ->
    ``expand_placement``;
 2. ``placement``: placement strings and rank lists through the grammar and ``parse_cluster`` ->
    ``expand_placement``;
-3. ``job-check``: Job YAML (the golden Jobs mutated, and random documents) through
+3. ``job-check``: Job YAML (the golden Jobs mutated, random documents, and Jobs using every
+   field the schema allows, with unknown fields, sshKeys, labels and claim names) through
    ``rlark-migrate check``;
-4. ``inventory``: inventory files through ``load_inventory`` and the rules that read them.
+4. ``inventory``: inventory files through ``load_inventory`` and the rules that read them;
+5. ``job-secrets``: a token planted in any key or value of such a Job (or a new label, sshKey
+   or unknown field) is found by ``check`` and echoed by none of its output, in either
+   language or as JSON;
+6. ``job-roundtrip`` (differential): a Job that ``check`` passes is submitted to the
+   Kubernetes emulator, and the object it stores equals the Job as written, byte for byte in
+   the normal form of ``rlark_widgets.rlark.written.normal_text``.
 
 Every failure must be a typed error or a finding with a message and the path it concerns.
 ``HYPOTHESIS_PROFILE=fuzz`` (``make fuzz``) runs 10,000 examples per target; the counts are
@@ -27,22 +35,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from fuzz_strategies import (
     GOLDEN_JOBS,
+    PLANTED_TOKEN,
+    all_job_documents,
     config_documents,
+    differential_job_documents,
     inventory_documents,
-    job_documents,
     placement_texts,
+    planted,
     rank_lists,
+    schema_jobs,
 )
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from kube_emulator import NAMESPACE
+from test_cli_jobs import write_kubeconfig
 
 from rlark_widgets.cli import main
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import InventoryError, load_inventory
+from rlark_widgets.rlark.written import SERVER_METADATA, normal_text
 from rlark_widgets.rlark.yaml_io import parse_job_yaml
 from rlark_widgets.rlinf import (
     ClusterConfigError,
@@ -268,7 +284,7 @@ FRANKA_JOB = GOLDEN_JOBS[-1].read_text()
 
 
 @FUZZ
-@given(text=job_documents, variant=st.sampled_from(CHECK_VARIANTS))
+@given(text=all_job_documents, variant=st.sampled_from(CHECK_VARIANTS))
 # Found by fuzzing: values of the wrong type reached the rules (AttributeError, TypeError), a
 # spec that is no mapping broke the Job reader, and 10**12 replicas made a rule loop for hours.
 @example(text=FRANKA_JOB.replace("hostname: franka-pc-0", "hostname: 7"), variant=[])
@@ -344,9 +360,70 @@ def test_inventories_load_or_say_what_is_wrong(text: str, job: Path, work_dir: P
     ran("inventory", "loaded")
 
 
+# --- 5. a secret planted anywhere in a Job -------------------------------------------------------
+@FUZZ
+@given(data=schema_jobs().flatmap(planted), lang=st.sampled_from(["en", "zh"]))
+def test_a_planted_secret_is_found_and_never_echoed(data, lang: str, work_dir: Path) -> None:
+    document, where = data
+    job_file = work_dir / "planted.yaml"
+    job_file.write_text(yaml.safe_dump(document), encoding="utf-8")
+    printed = ""
+    for extra in ([], ["--json"]):
+        code, out, err = run_cli("check", str(job_file), "--lang", lang, *extra)
+        printed += out + err
+        assert code == 1 and "Traceback" not in out + err, (where, err)
+    assert "SEC-SECRET" in printed or "SEC-SSH-PRIVATE" in printed, where
+    assert PLANTED_TOKEN not in printed, where
+    ran("job-secrets", "found")
+
+
+# --- 6. differential: what `check` passes is what `submit` stores -------------------------------
+SUBMITTED = Counter()
+
+
+@settings(  # one emulator for all examples: each example uses its own Job name
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ]
+)
+@given(text=differential_job_documents)
+def test_submit_stores_exactly_what_check_passed(text: str, kube, tmp_path: Path) -> None:
+    document = yaml.safe_load(text)
+    SUBMITTED["n"] += 1
+    name = f"fz{SUBMITTED['n']}"
+    if isinstance(document, dict) and isinstance(document.get("metadata"), dict):
+        document["metadata"]["name"] = name  # one name per example on the shared emulator
+    job_file = tmp_path / "job.yaml"
+    job_file.write_text(yaml.safe_dump(document), encoding="utf-8")
+    config = write_kubeconfig(tmp_path / "kubeconfig", kube.url, NAMESPACE)
+    code, out, err = run_cli("check", str(job_file))
+    assert "Traceback" not in out + err
+    if code != 0:
+        assert not kube.exists("jobs", name)
+        return ran("job-roundtrip", "refused by check")
+    code, out, err = run_cli(
+        "submit", str(job_file), "--backend", "kubernetes", "--kubeconfig", str(config)
+    )
+    assert "Traceback" not in out + err
+    if not kube.exists("jobs", name):
+        assert code == 1, out + err
+        return ran("job-roundtrip", "refused by preflight")
+    stored = kube.job(name)
+    for key in SERVER_METADATA:
+        stored["metadata"].pop(key, None)
+    stored.pop("status", None)
+    assert normal_text(stored) == normal_text(document), (normal_text(stored), text)
+    kube.custom.delete_namespaced_custom_object("rlark.io", "v1alpha1", NAMESPACE, "jobs", name)
+    ran("job-roundtrip", "stored as written")
+
+
 TARGETS = {
     "cluster-yaml": test_config_documents_give_typed_errors_or_findings,
     "placement": test_placement_strings_give_typed_errors_with_paths,
     "job-check": test_check_answers_every_job_yaml_with_findings_or_an_error_line,
     "inventory": test_inventories_load_or_say_what_is_wrong,
+    "job-secrets": test_a_planted_secret_is_found_and_never_echoed,
+    "job-roundtrip": test_submit_stores_exactly_what_check_passed,
 }

@@ -32,6 +32,9 @@ LATIN = {
     "Header",
     "StorageClass",
     "Kubernetes",
+    "KubeRay",  # product and resource names stay in Latin script
+    "KubeRay RayJob",
+    "KubeRay RayCluster",
     "English",
     *example_configs(),
     *example_inventories(),
@@ -162,7 +165,7 @@ class RefusingBackend:
 
     name = "local"
 
-    def preflight(self, job) -> list[Finding]:
+    def preflight(self, job, config=None) -> list[Finding]:
         return [
             Finding("LOC-X1", Severity.ERROR, "spec", Text("no Worker"), Text("Apply")),
             Finding("LOC-X2", Severity.ERROR, "spec", Text("no Ray member")),

@@ -21,10 +21,10 @@ from kubernetes import client
 from test_kubernetes_backend import NAMESPACE, demo_job, kubeconfig
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kube.api import Action, RetryPolicy
+from rlark_widgets.backends.k8s.api import Action, RetryPolicy
+from rlark_widgets.backends.k8s.checkpoints import ExecFailed, exec_checkpoints
+from rlark_widgets.backends.k8s.inventory import node_selection
 from rlark_widgets.backends.kube.backend import KubernetesBackend
-from rlark_widgets.backends.kube.checkpoints import ExecFailed, exec_checkpoints
-from rlark_widgets.backends.kube.inventory import node_selection
 from rlark_widgets.backends.kube.preflight import storage_findings
 from rlark_widgets.backends.local import backend as local_module
 from rlark_widgets.backends.local.backend import LocalBackend, _started_message

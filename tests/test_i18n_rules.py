@@ -76,6 +76,23 @@ VARIANTS: list[tuple[str, Builder, str]] = [
         "hostPath source 'data/rlinf' is not absolute.",
     ),
     (
+        "JOB-MOUNT-PATH",
+        scenario(role(1, mounts=[OUTPUT, replace(DATASET, source="/data/x/../rlinf")])),
+        "'/data/x/../rlinf' contains '..'; Kubernetes refuses it in a hostPath",
+    ),
+    *(
+        (
+            "JOB-ENV-RESERVED",
+            scenario(role(1, env={name: "x"})),
+            f"{name} is set by RLark on every Worker ({use}",
+        )
+        for name, use in (
+            ("RLINF_NODE_RANK", "RLINF_NODE_RANK = Workers of the roles before + worker index"),
+            ("RAY_HEAD_IP", "the site profile reserves it for the platform"),
+            ("RLARK_ROLE", "the site profile reserves it for the platform"),
+        )
+    ),
+    (
         "JOB-STORAGE-SOURCE",
         scenario(role(1, mounts=[replace(OUTPUT, source="oss-other")])),
         "StorageClass 'oss-other' is not in the inventory (oss-rlinf).",
@@ -151,12 +168,19 @@ def test_finding_message_and_fix_in_chinese(rule_id, build, fragment):
         assert f.to_dict()["message"] == f.message == str(f.text)
 
 
+def _templates_in(value: object) -> list[str]:
+    """A message's template and those of the messages it quotes (a reserved name's use)."""
+    if not isinstance(value, Text):
+        return []
+    return [value.template, *(t for v in value.params.values() for t in _templates_in(v))]
+
+
 def test_sweep_reaches_every_message_of_the_rules():
     reached = {
-        t.template
+        t
         for rule_id, build, _ in SWEEP
         for f in _findings(rule_id, build)
-        for t in (f.text, f.fix_text)
+        for t in (*_templates_in(f.text), *_templates_in(f.fix_text))
     }
     assert _message_templates() - reached == set(), "add a VARIANTS case for these"
 

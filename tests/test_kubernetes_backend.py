@@ -14,9 +14,9 @@ import pytest
 from kubernetes import client
 
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.backends.kube.api import RetryPolicy
+from rlark_widgets.backends.k8s.api import RetryPolicy
+from rlark_widgets.backends.k8s.inventory import node_selection
 from rlark_widgets.backends.kube.backend import KubernetesBackend
-from rlark_widgets.backends.kube.inventory import node_selection
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.rlark.job import Job, Mount, Role

@@ -10,7 +10,7 @@ from test_kubernetes_backend import demo_job
 
 from rlark_widgets.backends import open_backend
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.pipeline import given_job, submit_checked
+from rlark_widgets.pipeline import given_job, submit_checked, weighed_findings
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -37,7 +37,101 @@ def test_an_error_blocks_before_anything_is_created(kube: Cluster) -> None:
         kube.job("demo")
 
 
+def _bucket_output(job):
+    """The output mount's source as a bucket URL: JOB-STORAGE-SOURCE, an RLark-only error
+    (KubeRay mounts a PVC the user names, so the source is never used there)."""
+    bucket = replace(job.roles[0].mounts[0], source="oss://bucket/out")
+    job.roles = [replace(r, mounts=[bucket]) for r in job.roles]
+    return job
+
+
+def test_an_rlark_only_error_does_not_block_a_kuberay_submit(kuberay) -> None:
+    from test_kuberay_backend import claim
+
+    planned = given_job(_bucket_output(demo_job()))
+    rlark_errors = {f.rule_id for f in planned.findings if f.severity.value == "error"}
+    assert "JOB-STORAGE-SOURCE" in rlark_errors  # it would block the RLark Job
+    weighed = weighed_findings(planned, "kuberay")
+    assert "JOB-STORAGE-SOURCE" not in {f.rule_id for f in weighed}
+    assert not any(f.path.startswith("spec.tasks[") for f in weighed)  # KubeRay's paths
+    assert "KRAY-RANKS" in {f.rule_id for f in weighed}  # what export and check say
+    claim(kuberay)
+    submission = submit_checked(kuberay.backend(), planned)
+    assert submission.blocking == [] and submission.result is not None
+    assert submission.result.created and kuberay.object("RayJob", "demo") is not None
+    assert not any(f.rule_id == "JOB-STORAGE-SOURCE" for f in submission.findings)
+
+
+def test_a_kuberay_error_blocks_a_kuberay_submit_at_its_field(kuberay) -> None:
+    job = demo_job()
+    job.roles[1] = replace(job.roles[1], image="")  # no image: an error there too
+    submission = submit_checked(kuberay.backend(), given_job(job))
+    assert submission.result is None and kuberay.object("RayJob", "demo") is None
+    stopping = {(f.rule_id, f.path) for f in submission.blocking}
+    assert any(
+        rule == "JOB-IMAGE" and "workerGroupSpecs" in path and not path.startswith("spec.tasks")
+        for rule, path in stopping
+    )
+
+
+def test_other_backends_weigh_the_rlark_jobs_findings() -> None:
+    planned = given_job(_bucket_output(demo_job()))
+    assert weighed_findings(planned, "kubernetes") == planned.findings
+    assert weighed_findings(planned, "local") == planned.findings
+
+
 def test_open_backend_names_the_two_backends(tmp_path) -> None:
     assert open_backend("local", workspace=tmp_path, run_timeout=5).options.run_timeout == 5
     with pytest.raises(BackendError, match="Unknown backend 'slurm'"):
         open_backend("slurm")
+
+
+def test_open_backend_opens_kuberay_with_what_it_exports(kuberay, tmp_path) -> None:
+    from test_cli_jobs import write_kubeconfig
+
+    from rlark_widgets.rlark.kuberay import ExportOptions
+
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kuberay.url)
+    options = ExportOptions(kind="RayCluster", ttl_seconds_after_finished=60)
+    backend = open_backend("kuberay", kubeconfig=str(kubeconfig), namespace="lab", kuberay=options)
+    kuberay.backends.append(backend)
+    assert backend.name == "kuberay" and backend.namespace == "lab"
+    assert backend.options == options and backend.kind == "RayCluster"
+
+
+def _qwen_planned():
+    from rlark_widgets.examples import example_configs, example_inventories
+    from rlark_widgets.pipeline import PlanRequest, plan_job
+    from rlark_widgets.rlark.inventory import load_inventory
+    from rlark_widgets.rlinf import GpuLayout, load_config
+
+    config = load_config(str(example_configs()["qwen2.5-7b-grpo-megatron"]))
+    inventory = load_inventory(example_inventories()["gpu-cloud"])
+    return plan_job(PlanRequest(config, GpuLayout.parse(8), inventory))
+
+
+def test_the_kuberay_export_starts_from_the_planned_job() -> None:
+    """The planning's findings, then the export's at KubeRay's own fields; no RLark Job paths."""
+    from rlark_widgets.pipeline import export_kuberay
+    from rlark_widgets.rlark.kuberay import ExportOptions, export_checked
+
+    planned = _qwen_planned()
+    assert planned.job is not None
+    exported = export_kuberay(planned, ExportOptions(kind="RayJob"))
+    assert exported.manifest is not None and exported.manifest["kind"] == "RayJob"
+    planning = planned.planning_findings
+    assert exported.findings[: len(planning)] == planning
+    direct = export_checked(planned.job, planned.report, planned.inventory)
+    assert exported.findings[len(planning) :] == direct.findings
+    assert not any(f.path.startswith("spec.tasks[") for f in exported.findings)
+    groups = exported.manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    assert [(g["groupName"], g["replicas"]) for g in groups] == [("workers", 15)]
+
+
+def test_a_rejected_plan_exports_nothing_and_says_why() -> None:
+    from rlark_widgets.pipeline import export_kuberay
+
+    planned = _qwen_planned()
+    rejected = replace(planned, job=None)
+    exported = export_kuberay(rejected)
+    assert exported.manifest is None and exported.findings == planned.findings

@@ -383,6 +383,15 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         task(1, "template.spec.volumes[1].hostPath.path"),
         "/data/rlinf must exist, with the same content and permissions, on every node role 'workers'",
     ),
+    "JOB-HOSTPATH-SYSTEM": (
+        # '/etc/../etc' is /etc however it is written; read-only it is only the generic warning
+        scenario(
+            role(1, mounts=[OUTPUT, replace(DATASET, source="/data/../etc", read_only=False)])
+        ),
+        scenario(role(1, mounts=[OUTPUT, replace(DATASET, source="/etc/rlinf", read_only=True)])),
+        task(1, "template.spec.volumes[1].hostPath.path"),
+        "Role 'workers' mounts the node's /etc read-write",
+    ),
     "JOB-STORAGE-SOURCE": (
         scenario(role(1, mounts=[replace(OUTPUT, source="s3://rlinf-ckpt")])),
         scenario(),
@@ -399,7 +408,7 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         scenario(role(1, env={"RAY_ADDRESS": "ray-head:6379"})),
         scenario(role(1, env={"RAY_DEDUP_LOGS": "0"})),
         task(1, ENV),
-        "RAY_ADDRESS is set by RLark on every Worker",
+        "RAY_ADDRESS is set by RLark on every Worker (the address of the Ray head the Worker joins)",
     ),
     "JOB-ENV-ROBOT": (
         scenario(role(1, env={"ROBOT_IP": "10.0.0.2"})),

@@ -48,12 +48,12 @@ def test_size_limit_is_5_mb_and_configurable(tmp_path: Path, monkeypatch) -> Non
     config, inventory = tmp_path / "big.yaml", tmp_path / "nodes.yaml"
     config.write_text(big)
     inventory.write_text("nodes: []\n" + padding * 5200)
-    with pytest.raises(ConfigLoadError, match=r"big.yaml is 5.2 MB; configs over 5.0 MB") as error:
+    with pytest.raises(ConfigLoadError, match=r"big.yaml is 5.2 MB; inputs over 5.0 MB") as error:
         load_config(config)
     assert "RLARK_MAX_INPUT_MB" in error.value.fix
     with pytest.raises(ConfigLoadError, match=r"larger than 5.0 MB"):
         load_text(big, "upload.yaml")
-    with pytest.raises(InventoryError, match=r"nodes.yaml is larger than 5.0 MB") as error:
+    with pytest.raises(InventoryError, match=r"nodes.yaml is 5.2 MB; inputs over 5.0 MB") as error:
         load_inventory(inventory)
     assert "RLARK_MAX_INPUT_MB" in error.value.fix
 

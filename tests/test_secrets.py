@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from rlark_widgets import secret_text
 from rlark_widgets.findings import Severity
-from rlark_widgets.rlark import secrets
 from rlark_widgets.rlark.secrets import (
     SECRET_FIX,
     SECRET_SOURCE,
@@ -435,7 +435,7 @@ def test_entropy_gate() -> None:
 )
 def test_looks_secret_name(name: str, secret: bool) -> None:
     """Only the name's ending counts: TOKENIZERS_PARALLELISM and password_file are not secret."""
-    assert (secrets._classify_name(name) is not None) is secret
+    assert (secret_text._classify_name(name) is not None) is secret
 
 
 def test_rlinf_example_configs_have_no_secrets(rlinf_configs_dir: Path) -> None:

@@ -309,3 +309,43 @@ def test_a_job_yaml_keeps_its_api_version(site) -> None:
     assert job.to_manifest()["apiVersion"] == "train.example.org/v1"
     checked = given_job(job, site=site)
     assert not [f for f in checked.findings if f.rule_id == "JOB-SCHEMA"]
+
+
+def test_kuberay_pods_carry_the_sites_worker_labels_and_the_monitor_reads_them(
+    site, kube_loop: LoopThread, tmp_path: Path
+) -> None:
+    """The KubeRay export labels pods with the site's Worker labels (no rlinf.io/role), and the
+    KubeRay backend, opened with the site, finds each Worker's role and index by them."""
+    from kuberay_emulator import KubeRayCluster
+
+    from rlark_widgets.pipeline import export_kuberay
+
+    cluster = KubeRayCluster(kube_loop, tmp_path / "output", site)
+    try:
+        backend = cluster.backend()
+        planned = plan_job(
+            PlanRequest(
+                _config(),
+                GpuLayout.parse(8),
+                backend.inventory(),
+                settings=JobSettings(image="r/x:v1", namespace=NAMESPACE),
+                site=site,
+            )
+        )
+        manifest = export_kuberay(planned).manifest
+        spec = manifest["spec"]["rayClusterSpec"]
+        groups = [spec["headGroupSpec"], *spec["workerGroupSpecs"]]
+        labels = [g["template"]["metadata"]["labels"] for g in groups]
+        assert all("train.example.org/role" in lab for lab in labels)
+        assert not any(
+            key.startswith(("rlinf.io/role", "rlark.io/")) for lab in labels for key in lab
+        )
+        job = planned.job
+        assert backend.submit(job).created
+        cluster.operate(job.name)
+        snap = backend.snapshot(job.name)
+        assert [(w.role, w.index, w.rank) for w in snap.workers] == [
+            (role, index, rank) for rank, role, index in planned.plan.rank_map()
+        ]
+    finally:
+        cluster.close()

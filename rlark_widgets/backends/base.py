@@ -66,6 +66,8 @@ class SubmitResult:
     created: bool
     text: Text
     where_text: Text | str = ""  # how to look at it next (a namespace, a workspace directory)
+    #: A different Job holds the name: nothing was submitted, and that is a failure (exit 1).
+    conflict: bool = False
 
     @property
     def message(self) -> str:
@@ -108,16 +110,15 @@ class Backend(Protocol):
 
     def inventory(self) -> Inventory: ...
 
-    def preflight(self, job: Job) -> list[Finding]: ...
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """What would stop ``job`` here; ``config``: the RLinf config it was planned from, which
+        decides layouts the Job alone does not (KubeRay's worker groups per node rank)."""
+        ...
 
     def submit(
         self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
     ) -> SubmitResult:
         """Submit once; ``expansion`` / ``config`` let the local rehearsal verify the placement."""
-        ...
-
-    def jobs(self) -> list[str]:
-        """The names of the Jobs this backend holds (``rlark-migrate list``), oldest first."""
         ...
 
     def job(self, name: str) -> Job | None:
@@ -133,3 +134,14 @@ class Backend(Protocol):
         ...
 
     def delete(self, name: str) -> Text: ...
+
+
+def job_names(backend: Backend) -> list[str]:
+    """The Jobs ``backend`` holds, oldest first (``rlark-migrate list``, the Runs panel)."""
+    jobs = getattr(backend, "jobs", None)
+    if jobs is None:
+        raise BackendError(
+            Text("The {backend} backend cannot list its Jobs.", backend=backend.name),
+            Text("Give the Job's name to status, logs or the monitor instead."),
+        )
+    return list(jobs())

@@ -11,8 +11,9 @@ from ..monitor.snapshot import RayMember
 
 def as_int(value: Any) -> int | None:
     """An integer from a label, an env value or a JSON field; None when it is not one."""
-    text = str(value) if value is not None else ""
-    return int(text) if text.lstrip("-").isdigit() else None
+    text = str(value) if value is not None and not isinstance(value, bool) else ""
+    digits = text.lstrip("-")  # ASCII digits, few enough for int() (a field may hold anything)
+    return int(text) if digits.isdigit() and digits.isascii() and len(digits) < 19 else None
 
 
 def members_from_dashboard(answer: Any) -> list[RayMember]:

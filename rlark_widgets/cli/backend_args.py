@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..backends import BACKEND_NAMES, open_backend
 from ..backends.base import Backend, default_workspace
+from .kuberay_args import export_options
 from .site_args import site_from_args
 
 DEFAULT_WORKSPACE = default_workspace()
@@ -18,7 +19,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         "--backend",
         choices=BACKEND_NAMES,
         default="local",
-        help="local: real Ray nodes on this machine (default); kubernetes: your cluster",
+        help="local: real Ray nodes on this machine (default); kubernetes: your cluster (RLark);"
+        " kuberay: your cluster's KubeRay (RayJob/RayCluster)",
     )
     group.add_argument(
         "--workspace",
@@ -27,11 +29,14 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"local backend: where Jobs run (default {DEFAULT_WORKSPACE}, or $RLARK_WORKSPACE)",
     )
     group.add_argument(
-        "--context", help="kubernetes: kubeconfig context (default: the current one)"
+        "--context", help="kubernetes, kuberay: kubeconfig context (default: the current one)"
     )
-    group.add_argument("--namespace", help="kubernetes: namespace (default: the context's)")
     group.add_argument(
-        "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+        "--namespace", help="kubernetes, kuberay: namespace (default: the context's)"
+    )
+    group.add_argument(
+        "--kubeconfig",
+        help="kubernetes, kuberay: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)",
     )
 
 
@@ -44,5 +49,6 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
         context=args.context,
         namespace=args.namespace,
         kubeconfig=args.kubeconfig,
+        kuberay=export_options(args) if args.backend == "kuberay" else None,
         site=site_from_args(args),
     )

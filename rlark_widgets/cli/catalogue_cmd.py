@@ -10,7 +10,8 @@ from ..rlark.schema import crd_text
 from .render import table
 from .site_args import site_from_args
 
-#: Rules raised by the importer and the secret scanner (outside the Job rule registry).
+#: Rules raised outside the Job rule registry: the importer, the secret scanner, the Kubernetes
+#: and KubeRay preflights (``K8S-*``, ``KRAY-*``) and the KubeRay export and check (``KRAY-*``).
 OTHER_RULES: list[tuple[str, str, Text, str]] = [
     (
         "CFG-LOAD",
@@ -109,10 +110,150 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "seeds/create-training-job (保护敏感信息)",
     ),
     (
+        "JOB-NOT-KEPT",
+        "error",
+        Text("A field the Job cannot keep as written (it would be dropped or rewritten)"),
+        "DESIGN.md (what the user wrote is what is submitted)",
+    ),
+    (
+        "JOB-VOLUME",
+        "error",
+        Text("Volumes and volumeMounts are wired as Kubernetes requires"),
+        "Kubernetes PodSpec validation",
+    ),
+    (
+        "SEC-REDACTED",
+        "error",
+        Text("A redaction placeholder where a value belongs"),
+        "seeds/create-training-job (保护敏感信息)",
+    ),
+    (
         "SEC-SSH-PRIVATE",
         "error",
         Text("An SSH key that is a private key (only public keys belong in the Job)"),
         "seeds/create-training-job",
+    ),
+    (
+        "K8S-CRD",
+        "error",
+        Text("The cluster does not serve RLark's Job resource (RLark is not installed)"),
+        "DESIGN.md §5 (kubernetes preflight)",
+    ),
+    (
+        "K8S-ACCESS",
+        "error",
+        Text(
+            "You may not create Jobs in the namespace (a warning when the access review cannot answer)"
+        ),
+        "DESIGN.md §5 (kubernetes preflight)",
+    ),
+    (
+        "K8S-DRY-RUN",
+        "error",
+        Text("The API server's dry run rejects the Job (a warning when one of that name exists)"),
+        "DESIGN.md §5 (kubernetes preflight)",
+    ),
+    (
+        "K8S-NAMESPACE",
+        "info",
+        Text("The Job names another namespace than the connection works in"),
+        "DESIGN.md §5 (kubernetes preflight)",
+    ),
+    (
+        "K8S-STORAGECLASS",
+        "error",
+        Text("A StorageClass the Job names does not exist on the cluster"),
+        "DESIGN.md §5 (kubernetes preflight)",
+    ),
+    (
+        "K8S-CAPACITY",
+        "error",
+        Text(
+            "The nodes a role selects lack the GPUs or devices its Workers request (KubeRay: per worker group)"
+        ),
+        "seeds/create-training-job Step 2",
+    ),
+    (
+        "K8S-SELECTOR-OUTSIDE",
+        "warning",
+        Text("A role's node selection also matches nodes outside the intended cluster or category"),
+        "seeds/create-training-job Step 2",
+    ),
+    (
+        "K8S-SELECTOR-COUNT",
+        "warning",
+        Text("A role's node selection matches another number of usable nodes than it has Workers"),
+        "seeds/create-training-job Step 2",
+    ),
+    (
+        "KRAY-SCHEMA",
+        "error",
+        Text("The manifest does not match KubeRay's RayJob/RayCluster schema"),
+        "KubeRay v1.7.0 CRDs",
+    ),
+    (
+        "KRAY-HEAD",
+        "error",
+        Text("The Job has no single-Worker Header to become KubeRay's head group"),
+        "DESIGN.md §5 (kuberay export)",
+    ),
+    (
+        "KRAY-RANKS",
+        "error",
+        Text(
+            "RLINF_NODE_RANK in the worker groups breaks RLinf's rules (info: why ranks get groups of their own or not)"
+        ),
+        "rlinf-cluster-spec §3.2",
+    ),
+    (
+        "KRAY-NO-FIELD",
+        "warning",
+        Text(
+            "An RLark field KubeRay has no field for (TensorBoard sidecar, network domain, SSH keys)"
+        ),
+        "DESIGN.md §5 (kuberay export)",
+    ),
+    (
+        "KRAY-RUN-SCRIPT",
+        "info",
+        Text("A RayCluster runs no script: the run script is kept in an annotation"),
+        "DESIGN.md §5 (kuberay export)",
+    ),
+    (
+        "KRAY-PVC",
+        "warning",
+        Text("An object-storage mount needs a PVC that exists first (KubeRay creates none)"),
+        "DESIGN.md §5 (kuberay export)",
+    ),
+    (
+        "KRAY-CRD",
+        "error",
+        Text(
+            "The cluster does not serve RayJob/RayCluster (the KubeRay operator is not installed)"
+        ),
+        "DESIGN.md §5 (kuberay preflight)",
+    ),
+    (
+        "KRAY-ACCESS",
+        "error",
+        Text(
+            "You may not create RayJobs/RayClusters in the namespace (a warning when the access review cannot answer)"
+        ),
+        "DESIGN.md §5 (kuberay preflight)",
+    ),
+    (
+        "KRAY-DRY-RUN",
+        "error",
+        Text(
+            "The API server's dry run rejects the RayJob/RayCluster (a warning when one of that name exists)"
+        ),
+        "DESIGN.md §5 (kuberay preflight)",
+    ),
+    (
+        "KRAY-PVC-MISSING",
+        "error",
+        Text("A PVC the pods mount does not exist in the namespace"),
+        "DESIGN.md §5 (kuberay preflight)",
     ),
 ]
 

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+from typing import Any
 
 from ..backends.base import BackendError
-from ..findings import has_errors
-from ..pipeline import given_job, inspect
-from ..rlark.schema import UNKNOWN_FIELD_RULE, schema_findings
-from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
+from ..findings import Finding, has_errors
+from ..input_files import InputFileError, read_input_text
+from ..pipeline import given_job, given_kuberay, inspect
+from ..rlark.build import recorded_overrides
+from ..rlark.inventory import Inventory
+from ..rlark.kuberay import is_kuberay
+from ..rlark.schema import schema_findings
+from ..rlark.site import SiteProfile
+from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
 from .config_args import (
     add_config_arguments,
-    exc_text,
     gpu_layout,
     has_config,
     load_from_args,
@@ -27,11 +31,19 @@ from .site_args import provenance_line, site_from_args
 def register(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "check",
-        help="check an RLark Job YAML against the schema and the rules",
+        help="check an RLark Job (or KubeRay RayJob/RayCluster) YAML against its schema and the rules",
         description="Validate a Job YAML (ours, or the YAML the RLark console previews) against "
         "the Job schema of the site profile and run the rule catalogue. Fields our schema does not "
-        "know are kept and reported as infos (JOB-UNKNOWN-FIELD), not schema errors. With --config, the PLN rules compare it with the RLinf config (Workers vs num_nodes, GPUs "
-        "and devices per RLINF_NODE_RANK). Exit code 1 when an error finding exists.",
+        "know are reported as infos (JOB-UNKNOWN-FIELD), and as errors (JOB-NOT-KEPT) when the Job "
+        "could not submit them as written; every key and value, and the file's comments, are "
+        "scanned for secrets. "
+        "A KubeRay RayJob/RayCluster is validated against KubeRay v1.7.0's CRDs and gets the rules "
+        "that apply to it (secrets, images, mounts, selectors, GPU and device coverage, "
+        "RLINF_NODE_RANK). "
+        "With --config, the PLN rules compare it with the RLinf config (Workers vs num_nodes, GPUs "
+        "and devices per RLINF_NODE_RANK), composed with the overrides the Job records (its "
+        "annotation and run script; --override on the command line wins). Exit code 1 when an "
+        "error finding exists.",
     )
     parser.add_argument("job", metavar="JOB.yaml", help="the Job YAML to check")
     add_config_arguments(parser, positional=False)
@@ -52,33 +64,62 @@ def run(args: argparse.Namespace) -> int:
         print_error(exc.text, exc.fix_text, args.lang)
         return 1
     try:
-        text = Path(args.job).read_text(encoding="utf-8")
+        text = read_input_text(args.job)
         manifest = load_manifest(text)
-    except (OSError, UnicodeDecodeError, JobYamlError) as exc:
-        print_error(exc_text(exc), "", args.lang, path=args.job)
+    except (InputFileError, JobYamlError) as exc:
+        print_error(exc.text, exc.fix_text, args.lang, path=args.job)
         return 1
-    findings = schema_findings(manifest, site, unknown_as_info=True)
+    if is_kuberay(manifest):
+        return _report(args, _kuberay_findings(args, manifest, inventory, site), site)
     try:
-        job = parse_job_yaml(text, site)
+        job = job_from_manifest(manifest, site)
     except JobYamlError as exc:
-        if not findings:  # the schema found nothing, so this error is the only explanation
+        if not schema_findings(manifest, site, unknown_as_info=True):  # the only explanation
             print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+            # ... and what it holds is still scanned: a secret there is a secret
+            unread = given_job(None, site=site, document=manifest, text=text).findings
+            if unread:
+                print(findings_text(unread, args.lang))
             return 1
         job = None
     report = None
     if has_config(args):
-        config = load_from_args(args)
+        config = load_from_args(args, recorded_overrides(job))
         if config is None:
             return 1
         report = inspect(config, gpu_layout(args))
-    if job is not None:
-        planned = given_job(
-            job, report, inventory, target_cluster=args.cluster, site=site, unknown_as_info=True
-        )
-        schema = ("JOB-SCHEMA", UNKNOWN_FIELD_RULE)  # already listed above
-        findings += [f for f in planned.findings if f.rule_id not in schema]
-    elif report is not None:
-        findings += report.findings
+    findings = given_job(
+        job,
+        report,
+        inventory,
+        target_cluster=args.cluster,
+        site=site,
+        unknown_as_info=True,
+        document=manifest,
+        text=text,
+    ).findings
+    return _report(args, findings, site)
+
+
+def _kuberay_findings(
+    args: argparse.Namespace,
+    manifest: dict[str, Any],
+    inventory: Inventory | None,
+    site: SiteProfile,
+) -> list[Finding] | None:
+    """KubeRay's schema and the rules that apply; None when the config cannot be read."""
+    report = None
+    if has_config(args):
+        config = load_from_args(args)
+        if config is None:
+            return None
+        report = inspect(config, gpu_layout(args))
+    return given_kuberay(manifest, report, inventory, target_cluster=args.cluster, site=site)
+
+
+def _report(args: argparse.Namespace, findings: list[Finding] | None, site: SiteProfile) -> int:
+    if findings is None:
+        return 1
     if args.json:
         print(
             json.dumps(

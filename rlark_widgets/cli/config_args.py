@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from ..i18n import Text, render
+from ..rlark.build import merge_overrides
 from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
@@ -112,16 +114,21 @@ def has_config(args: argparse.Namespace) -> bool:
     return bool(args.config or args.config_dir or args.config_name)
 
 
-def load_from_args(args: argparse.Namespace) -> RLinfConfig | None:
-    """Load the config the arguments name; print the error and return None if it fails."""
+def load_from_args(args: argparse.Namespace, recorded: Sequence[str] = ()) -> RLinfConfig | None:
+    """Load the config the arguments name; print the error and return None if it fails.
+
+    ``recorded`` are overrides a Job records (its annotation and run script): they come first,
+    so an override on the command line wins for the same key.
+    """
     if bool(args.config) == bool(args.config_dir or args.config_name):
         raise UsageError(Text("give either CONFIG or --config-dir DIR --config-name NAME"))
     if not args.config and not (args.config_dir and args.config_name):
         raise UsageError(Text("--config-dir and --config-name go together"))
+    overrides = merge_overrides(recorded, args.overrides)
     try:
         if args.config:
-            return load_config(args.config, args.overrides, _env(args), compose=not args.no_compose)
-        return compose_config(args.config_dir, args.config_name, args.overrides, _env(args))
+            return load_config(args.config, overrides, _env(args), compose=not args.no_compose)
+        return compose_config(args.config_dir, args.config_name, overrides, _env(args))
     except RLinfConfigError as exc:
         print_error(exc.text, exc.fix_text, args.lang, path=exc.path)
         return None

@@ -1,4 +1,4 @@
-"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on either backend."""
+"""``submit``, ``status``, ``logs``, ``stop``, ``delete`` and ``record`` on any backend."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from ..backends.all_logs import all_logs, logs_zip
-from ..backends.base import Backend, BackendError, blocking
+from ..backends.base import Backend, BackendError, blocking, job_names
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -18,22 +19,21 @@ from ..monitor.log_search import LEVELS, appended, search
 from ..monitor.notices import notices
 from ..monitor.snapshot import JobSnapshot
 from ..monitor.summary import age, summary_lines
-from ..pipeline import PlannedJob, given_job, inspect, submit_checked
+from ..pipeline import PlannedJob, submit_checked
+from ..rlark.job import Job
 from ..rlark.record import RecordError, snapshot_record
-from ..rlark.yaml_io import JobYamlError, parse_job_yaml
+from ..rlark.secrets import redact
 from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import (
     UsageError,
     add_config_arguments,
     exc_text,
-    gpu_layout,
-    has_config,
-    load_from_args,
     print_error,
 )
-from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
-from .render import findings_text
-from .site_args import provenance_line, site_from_args
+from .kuberay_args import add_kuberay_arguments
+from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
+from .render import findings_text, terminal_safe
+from .site_args import provenance_line
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -56,6 +56,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_config_arguments(submit, positional=False, override_short=False)
     add_job_arguments(submit, namespace=False)
     add_backend_arguments(submit)
+    add_kuberay_arguments(submit.add_argument_group("KubeRay (with --backend kuberay)"))
     submit.add_argument(
         "--wait",
         choices=WAIT_TARGETS,
@@ -176,29 +177,14 @@ def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
 def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
     """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
 
-    Without --inventory, a Kubernetes backend's live nodes are the inventory (the plan's
-    selectors and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
+    Without --inventory, a cluster backend's live nodes are the inventory (the plan's selectors
+    and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
     """
-    site = site_from_args(args)
     if args.inventory:
         inventory = load_inventory_arg(args)
     else:
-        inventory = backend.inventory() if backend.name == "kubernetes" else None
-    if args.job:
-        try:
-            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"), site)
-        except (OSError, JobYamlError) as exc:
-            raise UsageError(f"{args.job}: {render(exc_text(exc), args.lang)}") from None
-        report = None
-        if has_config(args):
-            config = load_from_args(args)
-            if config is None:
-                return None
-            report = inspect(config, gpu_layout(args))
-        return given_job(job, report, inventory, target_cluster=args.cluster, site=site)
-    if not has_config(args):
-        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    planned = plan_from_args(args, inventory)
+        inventory = backend.inventory() if backend.name != "local" else None
+    planned = planned_from_args(args, inventory)
     if planned is not None and planned.job is None:
         print(findings_text(planned.findings, args.lang))
         return None
@@ -246,6 +232,8 @@ def run_submit(args: argparse.Namespace) -> int:
         else Text("Not submitted again: {name}. {message}", name=result.name, message=result.text),
         lang,
     )
+    if result.conflict:  # a different Job holds the name: nothing of ours is there
+        return EXIT_FAILED
     if result.where:
         _say(Text("Where: {where}", where=result.where_text), lang)
     flags = f"--backend {backend.name}" + (
@@ -279,7 +267,20 @@ def _desired(backend: Backend, name: str) -> dict[str, int]:
     return {r.name: r.replicas for r in job.roles} if job else {}
 
 
+def _positive(seconds: float | None, option: str) -> None:
+    """A duration option at or below zero (or not a number) is a usage error, not a traceback."""
+    if seconds is not None and not 0 < seconds < float("inf"):
+        raise UsageError(
+            Text(
+                "{option} takes a number of seconds above 0; got {value}",
+                option=option,
+                value=seconds,
+            )
+        )
+
+
 def run_status(args: argparse.Namespace) -> int:
+    _positive(args.interval, "--interval")
     try:
         backend = _backend(args)
         desired = _desired(backend, args.name)
@@ -306,12 +307,13 @@ def run_status(args: argparse.Namespace) -> int:
             else:
                 if args.watch and sys.stdout.isatty():
                     print("\x1b[2J\x1b[H", end="")
-                print("\n".join(summary_lines(snap, desired, result, args.lang)))
+                lines = summary_lines(snap, desired, result, args.lang)
+                print(terminal_safe("\n".join(lines)))
             if args.watch:
                 told += [f"» {render(n.text, args.lang)}" for n in notices(previous, snap)]
                 told = told[-NOTICES_SHOWN:]
                 if told and not args.json:
-                    print("\n".join(told))
+                    print(terminal_safe("\n".join(told)))
                 previous = snap
             if not args.watch or snap.ended:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
@@ -331,7 +333,7 @@ def run_status(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
-        rows = [job_row(backend.snapshot(name)) for name in backend.jobs()]
+        rows = [job_row(backend.snapshot(name)) for name in job_names(backend)]
     except BackendError as exc:
         return _fail(exc, args.lang)
     if args.json:
@@ -345,9 +347,23 @@ def run_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _no_job(name: str, backend: Backend) -> BackendError:
+    return BackendError(
+        Text("No Job named {job} on {backend}.", job=name, backend=backend.name),
+        Text("Check the name (and --namespace / --workspace)."),
+    )
+
+
 def run_logs(args: argparse.Namespace) -> int:
+    if args.tail < 0:
+        raise UsageError(
+            Text("--tail takes a number of lines, 0 or more; got {tail}", tail=args.tail)
+        )
     try:
         backend = _backend(args)
+        job = backend.job(args.name)
+        if job is None:
+            raise _no_job(args.name, backend)
         worker = args.worker or "header/0"
         if args.rank is not None:
             snap = backend.snapshot(args.name)
@@ -362,10 +378,11 @@ def run_logs(args: argparse.Namespace) -> int:
                 )
             worker = match.key
         elif args.worker is None:
-            job = backend.job(args.name)
-            header = job.header if job else None
+            header = job.header
             worker = f"{header.name}/0" if header else worker
-        print(backend.logs(args.name, worker, tail=args.tail), end="")
+        # A log is the Worker's own output: secrets it printed are redacted as in records, and
+        # terminal control sequences are shown, never obeyed.
+        print(terminal_safe(redact(backend.logs(args.name, worker, tail=args.tail))), end="")
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK
@@ -420,15 +437,21 @@ def run_delete(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _submitted(backend: Backend, job: Job) -> dict[str, Any] | None:
+    """What a KubeRay backend holds (the RayJob/RayCluster, not the Job it was exported from)."""
+    if backend.name != "kuberay":
+        return None
+    from ..backends.kuberay import KubeRayBackend  # loaded already: it is the open backend
+
+    return backend.submitted(job.name) if isinstance(backend, KubeRayBackend) else None
+
+
 def run_record(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
         job = backend.job(args.name)
         if job is None:
-            raise BackendError(
-                Text("No Job named {job} on {backend}.", job=args.name, backend=backend.name),
-                Text("Check the name (and --namespace / --workspace)."),
-            )
+            raise _no_job(args.name, backend)
         snap = backend.snapshot(args.name)
         logs = {}
         for worker in snap.workers:
@@ -438,7 +461,7 @@ def run_record(args: argparse.Namespace) -> int:
                 missing = Text("(log not available: {message})", message=exc.text)
                 logs[worker.key] = missing.render(RECORD_LANG) + "\n"
         diagnosis = diagnose(snap).to_dict(RECORD_LANG)
-        record = snapshot_record(job, snap.to_dict(), diagnosis, logs)
+        record = snapshot_record(job, snap.to_dict(), diagnosis, logs, _submitted(backend, job))
         _say(Text("Record written to {path}", path=record.write(args.output)), args.lang)
     except BackendError as exc:
         return _fail(exc, args.lang)

@@ -4,27 +4,30 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+import sys
 
 from ..backends.base import BackendError
 from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
-from ..pipeline import PlannedJob, PlanRequest, plan_job
-from ..rlark.build import JobSettings
+from ..input_files import InputFileError, read_input_text
+from ..output_files import OutputError, write_output
+from ..pipeline import PlannedJob, PlanRequest, given_job, inspect, plan_job
+from ..rlark.build import JobSettings, recorded_overrides
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Mount
 from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
-from ..rlark.secrets import redact
+from ..rlark.secrets import redact, redact_document
 from ..rlark.site import SiteProfile
-from ..rlark.yaml_io import render_job_yaml
+from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest, render_job_yaml
 from .config_args import (
     UsageError,
     add_config_arguments,
     exc_text,
     gpu_layout,
+    has_config,
     load_from_args,
     print_error,
 )
@@ -44,7 +47,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     add_config_arguments(parser, override_short=False)
     add_job_arguments(parser)
     add_live_arguments(parser)
-    parser.add_argument("-o", "--output", metavar="JOB.yaml", help="write the Job YAML here")
+    parser.add_argument(
+        "-o", "--output", metavar="JOB.yaml", help="write the Job YAML here ('-': to stdout)"
+    )
     parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
     parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")
     parser.set_defaults(run=run)
@@ -194,6 +199,46 @@ def plan_from_args(
     return None if request is None else plan_job(request)
 
 
+def planned_from_args(
+    args: argparse.Namespace, inventory: Inventory | None = None, *, console: bool = False
+) -> PlannedJob | None:
+    """A Job YAML checked (against --config when given), or a Job planned from --config.
+
+    None when the config cannot be read (already said); ``job`` None when RLinf rejects the
+    placement (the findings say why). For ``submit``, ``export``, ``sheet`` and
+    ``admin-request``, which take either; ``console``: a Job YAML may be the console's preview
+    (fields our schema does not know are infos, as ``check`` says, not errors).
+    """
+    if args.job:
+        site = site_from_args(args)
+        try:
+            text = read_input_text(args.job)
+            manifest = load_manifest(text)
+            job = job_from_manifest(manifest, site)
+        except (InputFileError, JobYamlError) as exc:
+            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+            return None
+        report = None
+        if has_config(args):
+            config = load_from_args(args, recorded_overrides(job))
+            if config is None:
+                return None
+            report = inspect(config, gpu_layout(args))
+        return given_job(
+            job,
+            report,
+            inventory,
+            target_cluster=args.cluster,
+            site=site,
+            unknown_as_info=console,
+            document=manifest,
+            text=text,
+        )
+    if not has_config(args):
+        raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
+    return plan_from_args(args, inventory)
+
+
 def run(args: argparse.Namespace) -> int:
     gpu_layout(args)  # usage errors before any slow work
     try:
@@ -206,9 +251,14 @@ def run(args: argparse.Namespace) -> int:
         return 1
     plan, job, findings = planned.plan, planned.job, planned.findings
     assert plan is not None  # planned from a config
+    to_stdout = args.output == "-"
     if job is not None:
-        if args.output:
-            Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")
+        if args.output and not to_stdout:
+            try:
+                write_output(args.output, redact(render_job_yaml(job)))
+            except OutputError as exc:
+                print_error(exc.text, exc.fix_text, args.lang, path=args.output)
+                return 1
         if args.record:
             try:
                 build_record(plan, job, findings, planned.facts, site=planned.site).write(
@@ -228,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
                         for r, n, i in plan.rank_map()
                     ],
                     "explanations": [render(e, args.lang) for e in plan.explanations],
-                    "job": job.to_manifest() if job else None,
+                    "job": redact_document(job.to_manifest()) if job else None,
                     "findings": [f.to_dict(args.lang) for f in findings],
                     "site": site_json(planned.site, args.lang),
                 },
@@ -236,6 +286,10 @@ def run(args: argparse.Namespace) -> int:
                 default=str,
             )
         )
+    elif to_stdout:  # `-o -`: the Job YAML alone, for a pipe; the rest goes to stderr
+        if job is not None:
+            print(redact(render_job_yaml(job)), end="")
+        print(findings_text(findings, args.lang), file=sys.stderr)
     else:
         print(provenance_line(planned.site, args.lang))
         print(plan_text(plan, args.lang))

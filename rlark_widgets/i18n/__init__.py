@@ -41,6 +41,12 @@ class Text:
         values = {k: render(v, lang) for k, v in self.params.items()}
         return template.format(**values) if values or "{" in template else template
 
+    def with_values(self, params: Mapping[str, object]) -> Text:
+        """The same message with other values (redaction replaces values, never templates)."""
+        copy = Text.__new__(Text)
+        copy.template, copy.params = self.template, dict(params)
+        return copy
+
     def __str__(self) -> str:
         return self.render("en")
 

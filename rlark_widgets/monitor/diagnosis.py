@@ -219,6 +219,16 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
                 "tell the cluster admin."
             ),
         )
+    if snap.tasks is not None and not snap.tasks and not snap.workers and snap.backend == "kuberay":
+        return _broken(
+            "tasks-generated",
+            Text("KubeRay has not created the RayCluster's pods yet."),
+            "",
+            Text(
+                "Wait a little; if it persists, check that the KubeRay operator is running"
+                " (`kubectl get pods -A -l app.kubernetes.io/name=kuberay-operator`)."
+            ),
+        )
     if snap.tasks is not None and not snap.tasks and not snap.workers:
         return _broken(
             "tasks-generated",

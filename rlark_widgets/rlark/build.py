@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -264,3 +265,40 @@ def build_job(
         network_domain=settings.network_domain,
         ssh_keys=list(settings.ssh_keys),
     )
+
+
+def _override_key(override: str) -> str:
+    return override.partition("=")[0].lstrip("+~")
+
+
+def recorded_overrides(job: Job | None) -> list[str]:
+    """The Hydra overrides a Job was planned with: its overrides annotation, then those its run
+    script passes after ``--config-name`` (the output directory), the later winning per key.
+
+    ``check JOB --config CFG`` composes CFG with them, as the Job will run it.
+    """
+    if job is None:
+        return []
+    found = (job.annotations.get(OVERRIDES_ANNOTATION) or "").split()
+    for line in job.run_script.splitlines():
+        if "--config-name" not in line:
+            continue
+        try:
+            words = shlex.split(line, comments=True)
+        except ValueError:
+            continue
+        if "--config-name" in words:
+            tail = words[words.index("--config-name") + 2 :]
+            found += [w for w in tail if "=" in w and not w.startswith("-")]
+    return merge_overrides(found)
+
+
+def merge_overrides(*groups: Sequence[str]) -> list[str]:
+    """Overrides in order, one per key (the last wins), as Hydra refuses a key given twice."""
+    merged: dict[str, str] = {}
+    for group in groups:
+        for override in group:
+            key = _override_key(override)
+            merged.pop(key, None)
+            merged[key] = override
+    return list(merged.values())

@@ -18,7 +18,8 @@ import yaml
 
 from ..findings import Finding, Severity
 from ..i18n import Text, TextError
-from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, input_limit_bytes, safe_load
+from ..input_files import InputFileError, read_input_text
+from ..safe_yaml import YamlStructureError, safe_load
 from .site import CONSOLE_CATEGORIES, SiteProfile, example_site
 
 #: Kept for the teaching notebooks until they read the site profile (issue 17 hands that to the
@@ -150,22 +151,20 @@ def inventory_findings(inventory: Inventory) -> list[Finding]:
 
 def load_inventory(path: str | Path, site: SiteProfile | None = None) -> Inventory:
     file = Path(path)
-    if not file.is_file():
+    if not file.exists():
         raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
-    limit = input_limit_bytes()
-    if file.stat().st_size > limit:
-        raise InventoryError(
-            Text("{name} is larger than {size} MB.", name=file.name, size=f"{limit / 1e6:.1f}"),
-            INPUT_LIMIT_FIX,
-        )
     try:
-        data = safe_load(file.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError, YamlAliasError) as exc:
+        text = read_input_text(file)
+    except InputFileError as exc:
+        raise InventoryError(exc.text, exc.fix_text) from None
+    try:
+        data = safe_load(text)
+    except (yaml.YAMLError, YamlStructureError) as exc:
         raise InventoryError(
             Text(
                 "{name} is not valid YAML: {detail}",
                 name=file.name,
-                detail=exc.text if isinstance(exc, YamlAliasError) else str(exc),
+                detail=exc.text if isinstance(exc, YamlStructureError) else str(exc),
             )
         ) from None
     return inventory_from_dict(data, str(file), site)

@@ -24,6 +24,11 @@ from omegaconf import OmegaConf
 from ..contract import CHECKPOINT_DIR_ANNOTATION, CONFIG_ANNOTATION
 from ..findings import Finding
 from ..i18n import Text, TextError, render
+from ..rlinf.environment_values import (
+    environment_values,
+    reference_swapper,
+    without_environment_values,
+)
 from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
@@ -96,7 +101,14 @@ def _file_in_the_way(target: Path) -> Path | None:
 def locations(plan: Plan, job: Job) -> dict[str, Any]:
     """Paths as the Job will see them: the run script's overrides win over the config's values."""
     config = plan.report.config
-    found = {key: config.get(key) for key in LOCATION_KEYS if config.get(key) not in (None, "", [])}
+    from_environment = environment_values(config)  # recorded as references, never values
+    found = {
+        key: from_environment[tuple(key.split("."))]["expression"]
+        if tuple(key.split(".")) in from_environment
+        else config.get(key)
+        for key in LOCATION_KEYS
+        if config.get(key) not in (None, "", [])
+    }
     found.update(dict(re.findall(r"(runner\.[\w.]+)=(\S+)", job.run_script)))
     checkpoints = job.annotations.get(CHECKPOINT_DIR_ANNOTATION)
     if checkpoints:
@@ -155,6 +167,9 @@ def build_record(
     if not {"runner.logger.log_path", "runner.output_dir"} & where.keys():
         missing.append("locations.output (runner.logger.log_path or runner.output_dir)")
 
+    # Values read from the planning machine's environment are recorded as their references.
+    resolved, from_environment = without_environment_values(config)
+
     def as_json(data: Any) -> str:
         return redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)) + "\n"
 
@@ -165,7 +180,8 @@ def build_record(
             "\n".join(config.overrides) + ("\n" if config.overrides else "")
         ),
         "config/composed.yaml": redact(OmegaConf.to_yaml(config.composed)),
-        "config/resolved.yaml": redact(dump_yaml(config.resolved)),
+        "config/resolved.yaml": redact(dump_yaml(resolved)),
+        "config/environment.json": as_json(from_environment),
         "expansion.json": as_json(plan.report.expansion.to_json()),
         "plan.json": as_json(_plan_summary(plan, job, lang)),
         "findings.json": as_json([f.to_dict(lang) for f in findings]),
@@ -183,7 +199,10 @@ def build_record(
     }
     readme = _readme(plan, job, versions, where, missing, findings)
     files["README.md"] = redact("\n".join(render(line, lang) for line in readme))
-    return RunRecord(files, missing)
+    # A value from the planning machine's environment may also be quoted by a finding or a
+    # location: every file shows its reference instead.
+    swap = reference_swapper(config)
+    return RunRecord({name: swap(text) for name, text in files.items()}, missing)
 
 
 def _readme(
@@ -248,10 +267,19 @@ def _readme(
     return lines
 
 
-def snapshot_record(job: Job, snapshot: dict, diagnosis: dict, logs: dict[str, str]) -> RunRecord:
-    """A record of a submitted Job: its YAML, the latest snapshot, the diagnosis and log tails."""
+def snapshot_record(
+    job: Job,
+    snapshot: dict,
+    diagnosis: dict,
+    logs: dict[str, str],
+    manifest: dict | None = None,
+) -> RunRecord:
+    """A record of a submitted Job: its YAML, the latest snapshot, the diagnosis and log tails.
+
+    ``manifest`` is what was submitted when it is not the RLark Job (a KubeRay RayJob).
+    """
     files = {
-        "job.yaml": redact(render_job_yaml(job)),
+        "job.yaml": redact(dump_yaml(manifest) if manifest else render_job_yaml(job)),
         "snapshot.json": redact(json.dumps(snapshot, indent=2, default=str)) + "\n",
         "diagnosis.json": redact(json.dumps(diagnosis, indent=2)) + "\n",
     }

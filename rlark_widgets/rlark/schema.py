@@ -113,7 +113,8 @@ def _validator(site: SiteProfile | None = None) -> Validator:
     return _validator_for(_key(site))
 
 
-def _path(parts: Iterable[str | int]) -> str:
+def field_path(parts: Iterable[str | int]) -> str:
+    """A schema error's location as a dotted field path (``spec.tasks[0].image``)."""
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -123,7 +124,7 @@ def _path(parts: Iterable[str | int]) -> str:
 def wrongly_typed(manifest: Any, site: SiteProfile | None = None) -> list[str]:
     """Fields whose value has the wrong type (a list where a name goes): no Job can be read."""
     return [
-        _path(error.absolute_path) or "(document)"
+        field_path(error.absolute_path) or "(document)"
         for error in _validator(site).iter_errors(manifest)
         if error.validator == "type"
     ]
@@ -171,14 +172,14 @@ def schema_findings(
         _validator(site).iter_errors(manifest), key=lambda e: [str(p) for p in e.absolute_path]
     ):
         if unknown_as_info and error.validator == "additionalProperties":
-            base = _path(error.absolute_path)
+            base = field_path(error.absolute_path)
             findings += [_unknown_field(base, name) for name in _unknown_fields(error)]
             continue
         findings.append(
             Finding(
                 "JOB-SCHEMA",
                 Severity.ERROR,
-                _path(error.absolute_path) or "(document)",
+                field_path(error.absolute_path) or "(document)",
                 # jsonschema's own explanation stays as it says it (English), quoted in ours
                 Text("Does not match the RLark Job schema: {detail}.", detail=error.message),
                 Text(

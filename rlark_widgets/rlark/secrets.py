@@ -1,43 +1,42 @@
-"""Secret detection for RLark Jobs (rules SEC-SECRET and SEC-SSH-PRIVATE).
+"""Secret findings for RLark Jobs (SEC-SECRET, SEC-SSH-PRIVATE, SEC-REDACTED).
 
-The seeds forbid passwords, private keys, access tokens and object-storage keys in env vars,
-prepare/run scripts and the Job YAML (保护敏感信息): a manifest is stored, shown, diffed and kept
-in the run record, so anything in it is as good as published. This module finds such values,
-reports them as :class:`~rlark_widgets.findings.Finding` objects that say *where* without ever
-repeating the secret, and redacts text before it reaches previews, logs or records.
-
-Design choices, so that errors (which block submission) stay trustworthy:
-
-* A value is only flagged when it has a recognisable shape (``AKIA…``, ``ghp_…``, a PEM block,
-  a JWT, credentials in a URL…) or when it is a *literal* bound to a secret-looking name
-  (``DB_PASSWORD=…``, ``accessKeySecret: …``). Free-floating high-entropy strings (digests,
-  commit hashes, UUIDs, base64 images) are never flagged on their own.
-* References are not secrets: ``$X``, ``${X}``, ``$(cmd)``, ``${oc.env:X}``, ``{{ x }}``,
-  ``<placeholder>``, masks (``***``, ``xxxx``), ``null`` and flag-like values (``true``,
-  ``off``, ``0``, ``1``: ``HF_HUB_DISABLE_IMPLICIT_TOKEN=1`` is a switch), file paths
-  (``/run/secrets/db``) and our own ``«redacted:…»`` markers.
-* Known default passwords such as ``changeme`` or ``minio123`` *are* flagged: they still
-  authenticate against a default-configured service, and the fix (inject it from a Secret)
-  is the same.
-* Generic ``*_TOKEN`` / ``*_SECRET`` / ``*_API_KEY`` assignments in text need a value of at
-  least 16 characters, two character classes and Shannon entropy >= 3.5 bits/char, so words
-  (``pad_token: <pad>``, ``API_KEY=your-api-key-here``) pass. Env vars and mapping entries of
-  the manifest are stricter: any literal under a secret-looking name is reported, because the
-  name alone says the value is a credential.
+A manifest is stored, shown, diffed and kept in the run record, so anything in it is as good as
+published. This module scans what the user wrote, all of it (every key and value, sshKeys,
+labels, unknown fields, the file's comments), reports each secret as a finding that says
+*where* without repeating it, and takes every value it flags out of all other findings.
+The scanner itself, and the text redaction, are :mod:`rlark_widgets.secret_text`.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
 import re
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from rlark_widgets.findings import Finding, Severity
-from rlark_widgets.i18n import Text
+from ..findings import Finding, Severity
+from ..i18n import Text
+from ..secret_text import (
+    PRIVATE_KEY_MARKERS,
+    SecretHit,
+    decoded,
+    find_secrets,
+    is_literal,
+    length_preview,
+    named_literal,
+    redact,
+    shannon_entropy,
+    value_scrubber,
+)
+
+#: The scanner's own names, for callers that check Jobs (they read it here, with the rules).
+__all__ = [
+    "SecretHit",
+    "find_secrets",
+    "is_literal",
+    "redact",
+    "shannon_entropy",
+    "value_scrubber",
+]
 
 SECRET_RULE = "SEC-SECRET"
 SSH_PRIVATE_RULE = "SEC-SSH-PRIVATE"
@@ -52,365 +51,6 @@ SSH_FIX = Text(
     "Remove the private key from the Job and treat it as leaked (rotate it); select or register "
     "the matching PUBLIC key (ssh-ed25519/ssh-rsa/ecdsa-sha2-*) on the SSH key page instead."
 )
-
-# Generic assignments need this much evidence that the value is random, not a word.
-MIN_GENERIC_LENGTH = 16
-MIN_GENERIC_ENTROPY = 3.5
-
-
-@dataclass(frozen=True)
-class SecretHit:
-    """One secret found in one text: its kind, where it is, and a preview that never leaks it.
-
-    ``start``/``end`` are offsets into the scanned text (the secret value only, so ``redact``
-    keeps ``password=`` and the surrounding script readable); ``line`` is 1-based. Only the
-    secret's length is kept, so no part of it can reach a message.
-    """
-
-    label: Text  # the kind, in the reader's language; str(label) is the English kind
-    path: str
-    start: int
-    end: int
-    line: int = 1
-
-    @property
-    def kind(self) -> str:
-        """The English kind: a stable name for tests and ``«redacted:<kind>»`` markers."""
-        return str(self.label)
-
-    @property
-    def preview_text(self) -> Text:
-        return _preview(self.end - self.start)
-
-    @property
-    def preview(self) -> str:
-        return str(self.preview_text)
-
-    @property
-    def location(self) -> Text:
-        """The path and the 1-based line: what a reader needs to find it in a script."""
-        return Text("{path} line {line}", path=self.path or "<text>", line=self.line)
-
-    @property
-    def where(self) -> str:
-        return str(self.location)
-
-
-@dataclass(frozen=True)
-class _Detector:
-    """A value shape: the regex, which group is the secret, and an optional extra check."""
-
-    kind: Text
-    pattern: re.Pattern[str]
-    group: int | str = 0
-    accept: Callable[[str], bool] | None = None
-
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character; random tokens score ~4-6, words and repeated digits far less."""
-    if not value:
-        return 0.0
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
-
-
-def _char_classes(value: str) -> int:
-    return sum(
-        (
-            any(c.islower() for c in value),
-            any(c.isupper() for c in value),
-            any(c.isdigit() for c in value),
-        )
-    )
-
-
-def _looks_random(value: str) -> bool:
-    """The entropy gate for secrets recognised only by their name (generic tokens)."""
-    return (
-        len(value) >= MIN_GENERIC_LENGTH
-        and _char_classes(value) >= 2
-        and shannon_entropy(value) >= MIN_GENERIC_ENTROPY
-    )
-
-
-def _mixed_key(value: str) -> bool:
-    """``sk-`` keys must mix digits, upper and lower case (``sk-learn-…`` words do not)."""
-    return _char_classes(value) == 3
-
-
-def _digit_and_letter(value: str) -> bool:
-    """A bare ``Bearer <x>`` needs both, so prose ("Bearer authentication") is not a token."""
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
-
-_NOT_TOKEN = r"(?<![A-Za-z0-9_])"
-_END_TOKEN = r"(?![A-Za-z0-9_])"
-_PEM_LABEL = r"(?P<label>[A-Z0-9 ]*?PRIVATE KEY(?: BLOCK)?)"
-# A PEM block up to its END line; a truncated one takes the base64 lines that follow it. The
-# body never crosses another '-----', so many BEGIN lines cannot make the scan quadratic.
-PEM_PRIVATE_KEY = re.compile(
-    rf"-----BEGIN {_PEM_LABEL}-----"
-    r"(?:(?:[^-]|-(?!----))*-----END (?P=label)-----|(?:(?:\s|\\n)*[A-Za-z0-9+/=]{16,})*)"
-)
-
-_DETECTORS: tuple[_Detector, ...] = (
-    _Detector(Text("PEM private key"), PEM_PRIVATE_KEY),
-    _Detector(
-        Text("AWS access key"),
-        re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    ),
-    _Detector(
-        Text("Alibaba Cloud AccessKey ID"),
-        re.compile(rf"{_NOT_TOKEN}LTAI[A-Za-z0-9]{{12,24}}{_END_TOKEN}"),
-    ),
-    _Detector(
-        Text("GitHub token"),
-        re.compile(
-            rf"{_NOT_TOKEN}(?:gh[pousr]_[A-Za-z0-9]{{36,251}}|github_pat_[A-Za-z0-9_]{{22,251}}){_END_TOKEN}"
-        ),
-    ),
-    _Detector(Text("GitLab token"), re.compile(rf"{_NOT_TOKEN}glpat-[A-Za-z0-9_-]{{20,}}")),
-    _Detector(
-        Text("Slack token"), re.compile(rf"{_NOT_TOKEN}xox[abprs]-[0-9]{{6,}}-[0-9A-Za-z-]{{6,}}")
-    ),
-    _Detector(
-        Text("Slack webhook URL"),
-        re.compile(
-            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}"
-        ),
-    ),
-    _Detector(
-        Text("HuggingFace token"), re.compile(rf"{_NOT_TOKEN}hf_[A-Za-z0-9]{{30,}}{_END_TOKEN}")
-    ),
-    _Detector(
-        Text("OpenAI-style API key"),
-        re.compile(r"(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}"),
-        accept=_mixed_key,
-    ),
-    _Detector(
-        Text("Google API key"), re.compile(rf"{_NOT_TOKEN}AIza[0-9A-Za-z_-]{{35}}{_END_TOKEN}")
-    ),
-    _Detector(
-        Text("JWT"),
-        re.compile(
-            rf"{_NOT_TOKEN}eyJ[A-Za-z0-9_-]{{5,}}\.eyJ[A-Za-z0-9_-]{{5,}}\.[A-Za-z0-9_-]{{10,}}"
-        ),
-    ),
-    _Detector(
-        Text("bearer token"),
-        re.compile(
-            r"(?i:authorization)[ \t]*[:=][ \t]*[\"']?(?i:bearer|token|basic)[ \t]+"
-            r"(?P<value>[A-Za-z0-9._~+/-]{8,}=*)"
-        ),
-        group="value",
-    ),
-    _Detector(
-        Text("bearer token"),
-        re.compile(r"\b[Bb]earer[ \t]+(?P<value>[A-Za-z0-9._~+/-]{20,}=*)"),
-        group="value",
-        accept=_digit_and_letter,
-    ),
-)
-
-# scheme://user:password@host; the password may contain '@', the host may not.
-_URL_CREDENTIALS = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'\"]*:(?P<value>[^\s/?#'\"]+)@[^\s/?#'\"@]+"
-)
-
-# NAME=value, NAME: value, "NAME": "value", --name value, --name=value. Only the name and the
-# separator are consumed: a non-secret value (PARAMS="password=x") is scanned again for names,
-# and a value is read (by _VALUE) only after a secret-looking name, which keeps the scan linear.
-_ASSIGNMENT = re.compile(
-    r"(?<![\w$./-])(?P<dash>--?)?(?P<q>[\"']?)(?P<name>[A-Za-z_][\w./-]*)(?P=q)"
-    r"(?:[ \t]*(?P<sep>[:=])(?!=)[ \t]*|(?(dash)[ \t]+|(?!)))"
-)
-# An unquoted value ends where the shell would end it (';', '&', '|', '<', '>'), which also
-# splits query strings ('?user=a&password=b').
-_VALUE = re.compile(r"\"(?P<dq>[^\"\n]*)\"|'(?P<sq>[^'\n]*)'|(?P<bare>[^\s'\"`;&|<>]+)")
-
-# A Kubernetes env entry written out as YAML or JSON ('name: DB_PASSWORD' then 'value: …', the
-# order of Job.to_manifest and of sorted-key dumps): the value is judged by the env name, as in
-# secret_findings, so a rendered job.yaml or record is redacted like the manifest is checked.
-_ENV_ENTRY = re.compile(
-    r"[\"']?\bname[\"']?[ \t]*:[ \t]*[\"']?(?P<name>[A-Za-z_][\w.-]*)[\"']?[ \t]*"
-    r"(?P<sep>,\s*|\r?\n[ \t]*)[\"']?value[\"']?[ \t]*:[ \t]*"
-)
-_ENV_VALUE = re.compile(
-    r"\"(?P<dq>(?:[^\"\\\n]|\\.)*)\"|'(?P<sq>(?:[^'\n]|'')*)'|(?P<bare>[^\s\"'|>][^\n]*)"
-)
-
-
-@dataclass(frozen=True)
-class _NameKind:
-    """A secret-looking name ending, what its value is, and the evidence a value needs."""
-
-    pattern: re.Pattern[str]  # matched against the end of the normalised name
-    kind: Text
-    gated: bool = False  # the value must also look random (names that are only generic)
-    min_length: int = 1
-
-
-# First match wins.
-_NAME_KINDS: tuple[_NameKind, ...] = (
-    _NameKind(
-        re.compile(r"(?:^|_)AWS_SECRET(?:_ACCESS)?_KEY$"),
-        Text("AWS secret access key"),
-        min_length=8,
-    ),
-    _NameKind(
-        re.compile(
-            r"(?:SECRET_ACCESS_KEY|ACCESS_KEY_SECRET|SECRET_KEY|SECRETKEY|ACCOUNT_KEY|STORAGE_KEY|SAS_TOKEN)$"
-        ),
-        Text("object-storage secret"),
-        min_length=8,
-    ),
-    _NameKind(re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE)$"), Text("password assignment")),
-    _NameKind(
-        re.compile(r"(?:TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)$"),
-        Text("generic API token"),
-        gated=True,
-    ),
-)
-
-_REFERENCE = re.compile(
-    r"""^(?:\$|\{\{|%\(|«redacted:|<[^<>]*>$|(?i:x{3,}|null|none|true|false|yes|no|on|off|0|1|~|redacted)$)"""
-)
-_PATH_LIKE = re.compile(r"^(?:/|\./|\.\./|~/|file://)")
-
-
-def _normalise_name(name: str) -> str:
-    """``spring.datasource.password``, ``example.com/db-password``, ``accessKeySecret`` -> UPPER_SNAKE."""
-    last = re.split(r"[./]", name)[-1]
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", last).replace("-", "_").upper()
-
-
-def _classify_name(name: str) -> _NameKind | None:
-    normalised = _normalise_name(name)
-    return next((k for k in _NAME_KINDS if k.pattern.search(normalised)), None)
-
-
-def is_literal(value: str) -> bool:
-    """A value that is itself the credential: not empty, a reference, a placeholder or a path."""
-    value = value.strip()
-    return bool(
-        value
-        and any(c.isalnum() for c in value)
-        and not _REFERENCE.match(value)
-        and not _PATH_LIKE.match(value)
-    )
-
-
-def _preview(length: int) -> Text:
-    """Only the length: even a few characters of a short secret help guess it."""
-    return Text("…(1 char)") if length == 1 else Text("…({count} chars)", count=length)
-
-
-def _line_index(text: str) -> list[int]:
-    return [m.start() for m in re.finditer("\n", text)]
-
-
-def _hit(kind: Text, path: str, span: tuple[int, int], newlines: list[int]) -> SecretHit:
-    start, end = span
-    line = bisect.bisect_left(newlines, start) + 1
-    return SecretHit(kind, path, start, end, line)
-
-
-def _spans(text: str) -> Iterator[tuple[int, Text, int, int]]:
-    """Every raw (priority, kind, start, end); lower priority wins an overlap: shapes first."""
-    for priority, det in enumerate(_DETECTORS):
-        for m in det.pattern.finditer(text):
-            if det.accept is None or det.accept(m.group(det.group)):
-                yield priority, det.kind, *m.span(det.group)
-    url_priority = len(_DETECTORS)
-    for m in _URL_CREDENTIALS.finditer(text):
-        if is_literal(m.group("value")):
-            yield url_priority, Text("URL with credentials"), *m.span("value")
-    yield from _assignment_spans(text, url_priority + 1)
-    yield from _env_entry_spans(text, url_priority + 1)
-
-
-def _env_entry_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
-    """Literal values of env entries with secret-looking names, in rendered YAML or JSON."""
-    for m in _ENV_ENTRY.finditer(text):
-        found = _classify_name(m.group("name"))
-        value_match = _ENV_VALUE.match(text, m.end()) if found else None
-        if found is None or value_match is None:
-            continue
-        group = next(g for g in ("dq", "sq", "bare") if value_match.group(g) is not None)
-        start, end = value_match.span(group)
-        if group == "bare":  # a plain scalar: up to a comment, or to ',' / '}' in flow style
-            bare = re.split(r"[ \t]+#", value_match.group(group))[0]
-            if "," in m.group("sep"):
-                bare = re.split(r"[,}]", bare)[0]
-            end = start + len(bare.rstrip())
-        if is_literal(text[start:end]):
-            yield priority, found.kind, start, end
-
-
-def _assignment_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
-    """Literal values of secret-looking names; a secret name's value is not rescanned for names.
-
-    Not rescanning keeps pathological inputs ('password=password=…') linear; values of other
-    names are rescanned, so 'PARAMS="password=x"' is still found.
-    """
-    pos = 0
-    while m := _ASSIGNMENT.search(text, pos):
-        pos = m.end()
-        found = _classify_name(m.group("name"))
-        value_match = _VALUE.match(text, m.end()) if found else None
-        if found is None or value_match is None:
-            continue
-        group = next(g for g in ("dq", "sq", "bare") if value_match.group(g) is not None)
-        start, end = value_match.span(group)
-        if group == "bare":
-            if m.group("dash") and not m.group("sep") and text.startswith("-", start):
-                continue  # '--password --user x': the next flag is not a value
-            # '{password: x}' or 'f(token=x)': trailing closers are syntax, not the value.
-            end = start + len(value_match.group(group).rstrip(",)]}"))
-        pos = value_match.end()
-        value = text[start:end]
-        if not is_literal(value) or len(value) < found.min_length:
-            continue
-        if found.gated and not _looks_random(value):
-            continue
-        yield priority, found.kind, start, end
-
-
-def find_secrets(text: str, path: str = "") -> list[SecretHit]:
-    """All secrets in ``text``, in text order, without overlaps (the most specific kind wins)."""
-    starts: list[int] = []
-    kept: list[tuple[int, int, Text]] = []  # (start, end, kind): sorted and disjoint
-    for _, kind, start, end in sorted(_spans(text), key=lambda s: (s[0], s[2], s[2] - s[3])):
-        i = bisect.bisect_left(starts, start)
-        if (i == 0 or kept[i - 1][1] <= start) and (i == len(kept) or end <= kept[i][0]):
-            starts.insert(i, start)
-            kept.insert(i, (start, end, kind))
-    newlines = _line_index(text) if kept else []
-    return [_hit(kind, path, (start, end), newlines) for start, end, kind in kept]
-
-
-def _named_literal(text: str, path: str, name: str | None) -> SecretHit | None:
-    """The whole of ``text`` as a hit when it is a literal bound to a secret-looking name."""
-    found = _classify_name(name) if name else None
-    if found is None or not is_literal(text):
-        return None
-    start = len(text) - len(text.lstrip())
-    return _hit(found.kind, path, (start, len(text.rstrip())), _line_index(text))
-
-
-def redact(text: str, name: str | None = None) -> str:
-    """``text`` with every secret replaced by ``«redacted:<kind>»``, for previews, logs, records.
-
-    Pass ``name`` when ``text`` is the value of a variable or key (``redact(v, "DB_PASSWORD")``):
-    a literal under a secret-looking name is then redacted whole, as secret_findings reports it.
-    """
-    hits = find_secrets(text)
-    if not hits and (named := _named_literal(text, "", name)):
-        hits = [named]
-    for hit in reversed(hits):
-        text = f"{text[: hit.start]}«redacted:{hit.kind}»{text[hit.end :]}"
-    return text
-
 
 # --- the Job manifest ---------------------------------------------------------------------------
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -437,7 +77,9 @@ def _strings(
         env_name = node.get("name") if isinstance(node.get("name"), str) else None
         for key, value in node.items():
             bound = env_name if key == "value" and env_name else str(key)
-            yield from _strings(value, _join(path, str(key)), bound)
+            child = _join(path, str(key))
+            yield child, str(key), None  # keys are what the user wrote too (annotation keys)
+            yield from _strings(value, child, bound)
     elif isinstance(node, list | tuple):
         for i, item in enumerate(node):
             yield from _strings(item, f"{path}[{i}]")
@@ -484,15 +126,118 @@ def secret_findings(manifest: Mapping[str, Any]) -> list[Finding]:
         hits = find_secrets(text, path)
         bound = name if name and path.endswith(".value") and name != "value" else None
         findings.extend(_finding(hit, text, bound) for hit in hits)
-        if not hits and (named := _named_literal(text, path, name)):
+        if not hits and (named := named_literal(text, path, name)):
             findings.append(_finding(named, text, name))
     return findings
+
+
+_COMMENT = re.compile(r"(?:^|[ \t])#(?P<comment>[^\n]*)", re.MULTILINE)
+
+
+def comment_secret_findings(text: str) -> list[Finding]:
+    """SEC-SECRET for secrets in the YAML's comments: no value holds them, but the file is
+    what is shared, diffed and kept. (Only lines with no quotes: a '#' in a string is not a
+    comment.)"""
+    findings = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if "'" in line or '"' in line:
+            continue
+        match = _COMMENT.search(line)
+        if match is None:
+            continue
+        comment = match.group("comment")
+        for hit in find_secrets(comment, f"(comment, line {number})"):
+            findings.append(_finding(hit, comment))
+    return findings
+
+
+REDACTED_RULE = "SEC-REDACTED"
+REDACTION_MARK = "«redacted:"
+
+
+def redaction_placeholder_findings(document: Mapping[str, Any]) -> list[Finding]:
+    """SEC-REDACTED: a value that is one of our redaction markers would run as that text.
+
+    ``plan -o`` and previews redact secrets; a Job read back from such a file would start with
+    ``HF_TOKEN=«redacted:...»``, which fails late and obscurely on the cluster.
+    """
+    paths = sorted({path for path, text, _ in _strings(document, "") if REDACTION_MARK in text})
+    return [
+        Finding(
+            rule_id=REDACTED_RULE,
+            severity=Severity.ERROR,
+            path=path,
+            text=Text(
+                "{path} holds a redaction placeholder («redacted:…»): this Job was written with "
+                "a secret taken out, and would run with the placeholder as the value.",
+                path=path or "<document>",
+            ),
+            fix_text=Text(
+                "Replace the placeholder with a reference the Worker resolves at run time (a "
+                "Kubernetes Secret, the platform's credential store, or $NAME read from the "
+                "environment); never paste the secret back in."
+            ),
+            source=SECRET_SOURCE,
+        )
+        for path in paths
+    ]
+
+
+def secret_values(document: Any) -> set[str]:
+    """Every value in ``document`` the scanner flags, so no other output can repeat it."""
+    values: set[str] = set()
+    for path, text, name in _strings(document, ""):
+        hits = find_secrets(text, path)
+        values.update(text[h.start : h.end] for h in hits)
+        if not hits and (named := named_literal(text, path, name)):
+            values.add(text[named.start : named.end])
+    return {v for v in values if v.strip()}
+
+
+def redact_findings(findings: Sequence[Finding], document: Any) -> list[Finding]:
+    """``findings`` with every value the scanner flags in ``document`` taken out of their
+    paths, messages and fixes (both languages render the same redacted values)."""
+    values = secret_values(document)
+    if not values:
+        return list(findings)
+    scrub = value_scrubber(values)
+    return [f.redacted(scrub) for f in findings]
+
+
+def redact_document(node: Any, name: str | None = None) -> Any:
+    """A manifest with every secret redacted, for JSON output (the YAML text goes through
+    :func:`redact`): strings are redacted with the key or env name they are bound to."""
+    if isinstance(node, str):
+        return redact(node, name)
+    if isinstance(node, Mapping):
+        env_name = node.get("name") if isinstance(node.get("name"), str) else None
+        return {
+            redact(str(k)): redact_document(v, env_name if k == "value" and env_name else str(k))
+            for k, v in node.items()
+        }
+    if isinstance(node, list | tuple):
+        return [redact_document(item) for item in node]
+    return node
 
 
 _PUBLIC_SSH_KEY = re.compile(
     r"^(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-[\w-]+|sk-(?:ssh|ecdsa)-[\w@.-]+) "
 )
 _PRIVATE_SSH_MARKERS = ("PRIVATE KEY", "PuTTY-User-Key-File-")
+
+
+def document_secret_findings(document: Mapping[str, Any]) -> list[Finding]:
+    """Every secret finding for what the user wrote: all of it, keys and unknown fields too.
+
+    ``spec.sshKeys`` gets the general scan (a token there is a token) and the SSH-specific
+    message for private keys, which replaces the general one at the same place.
+    """
+    spec = document.get("spec") if isinstance(document, Mapping) else None
+    keys = spec.get("sshKeys") if isinstance(spec, Mapping) else None
+    ssh = ssh_key_findings(keys if isinstance(keys, list) else [])
+    ssh_paths = {f.path for f in ssh}
+    general = [f for f in secret_findings(document) if f.path not in ssh_paths]
+    return [*general, *ssh, *redaction_placeholder_findings(document)]
 
 
 def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Finding]:
@@ -503,8 +248,13 @@ def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Fi
     """
     findings: list[Finding] = []
     for i, key in enumerate(keys):
+        if not isinstance(key, str):
+            continue  # the schema reports the type
         stripped = key.strip()
-        if _PUBLIC_SSH_KEY.match(stripped) or not any(m in stripped for m in _PRIVATE_SSH_MARKERS):
+        private = any(m in stripped for m in _PRIVATE_SSH_MARKERS) or any(
+            m in (decoded(stripped) or b"") for m in PRIVATE_KEY_MARKERS
+        )
+        if _PUBLIC_SSH_KEY.match(stripped) or not private:
             continue
         findings.append(
             Finding(
@@ -515,7 +265,7 @@ def ssh_key_findings(keys: Sequence[str], path: str = "spec.sshKeys") -> list[Fi
                     "{field} holds a private key ({preview}); SSH keys must be public keys or "
                     "names of registered keys.",
                     field=f"{path}[{i}]",
-                    preview=_preview(len(stripped)),
+                    preview=length_preview(len(stripped)),
                 ),
                 fix_text=SSH_FIX,
                 source=SSH_SOURCE,

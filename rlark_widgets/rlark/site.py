@@ -24,7 +24,8 @@ from typing import Any
 import yaml
 
 from ..i18n import Text, TextError
-from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, input_limit_bytes, safe_load
+from ..input_files import InputFileError, read_input_text
+from ..safe_yaml import YamlStructureError, safe_load
 
 #: The console's node categories, in its order, with their console names (seeds).
 CONSOLE_CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
@@ -203,23 +204,21 @@ def site_from_dict(data: Any, source: str = "") -> SiteProfile:
 def load_site(path: str | Path) -> SiteProfile:
     """Read a site profile file; raises :class:`SiteError` naming the problem."""
     file = Path(path).expanduser()
-    if not file.is_file():
+    if not file.exists():
         raise SiteError(
             Text("No site profile at {file}.", file=str(file)),
             Text("Give the YAML file your platform admin filled in (see the shipped example)."),
         )
-    if file.stat().st_size > input_limit_bytes():
-        raise SiteError(
-            Text("{name} is too large for a site profile.", name=file.name), INPUT_LIMIT_FIX
-        )
     try:
-        data = safe_load(file.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError, YamlAliasError) as exc:
+        data = safe_load(read_input_text(file))
+    except InputFileError as exc:
+        raise SiteError(exc.text, exc.fix_text) from None
+    except (yaml.YAMLError, YamlStructureError) as exc:
         raise SiteError(
             Text(
                 "{name} is not valid YAML: {detail}",
                 name=file.name,
-                detail=exc.text if isinstance(exc, YamlAliasError) else str(exc),
+                detail=exc.text if isinstance(exc, YamlStructureError) else str(exc),
             )
         ) from None
     return site_from_dict(data, str(file))

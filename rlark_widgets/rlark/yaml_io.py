@@ -7,8 +7,8 @@ from typing import Any
 import yaml
 
 from ..i18n import Text, TextError
-from ..safe_yaml import YamlAliasError, safe_load
-from .job import Job
+from ..safe_yaml import YamlStructureError, safe_load
+from .job import MAIN_CONTAINER, Job
 from .schema import wrongly_typed
 from .site import SiteProfile
 
@@ -42,8 +42,8 @@ def load_manifest(text: str) -> dict[str, Any]:
     """Parse manifest text safely (no object construction); one mapping document."""
     try:
         data = safe_load(text)
-    except YamlAliasError as exc:
-        raise JobYamlError(exc.text) from None
+    except YamlStructureError as exc:
+        raise JobYamlError(exc.text, exc.fix_text) from None
     except yaml.MarkedYAMLError as exc:
         raise JobYamlError(_syntax_error(str(exc.problem), exc.problem_mark)) from None
     except yaml.YAMLError as exc:
@@ -68,11 +68,15 @@ def _syntax_error(problem: str, mark: yaml.Mark | None) -> Text:
 
 
 def parse_job_yaml(text: str, site: SiteProfile | None = None) -> Job:
-    """Read Job YAML back into a Job (the schema's findings say what else is wrong with it).
+    """Read Job YAML back into a Job (the schema's findings say what else is wrong with it)."""
+    return job_from_manifest(load_manifest(text), site)
+
+
+def job_from_manifest(manifest: dict[str, Any], site: SiteProfile | None = None) -> Job:
+    """A parsed manifest as a Job, keeping every field the schema allows.
 
     A value of the wrong type is refused here: the rules read a Job's fields as their types.
     """
-    manifest = load_manifest(text)
     wrong = wrongly_typed(manifest, site)
     if wrong:
         raise JobYamlError(
@@ -87,6 +91,17 @@ def parse_job_yaml(text: str, site: SiteProfile | None = None) -> Job:
             conflict,
             Text("Give each StorageClass its own storage name, or use one StorageClass."),
         )
+    for index, task in enumerate(manifest.get("spec", {}).get("tasks") or []):
+        containers = task.get("template", {}).get("spec", {}).get("containers") or []
+        if containers and not any(c.get("name") == MAIN_CONTAINER for c in containers):
+            raise JobYamlError(
+                Text(
+                    "spec.tasks[{index}].template.spec.containers has no container named main; "
+                    "RLark starts the Worker in it.",
+                    index=index,
+                ),
+                Text("Name the container that runs the Worker main."),
+            )
     try:
         return Job.from_manifest(manifest, site)
     except (KeyError, TypeError, ValueError, StopIteration, AttributeError, OverflowError) as exc:

@@ -24,8 +24,16 @@ from omegaconf import DictConfig, ListConfig, Node, OmegaConf
 
 from ..findings import Finding, Severity
 from ..i18n import Text
-from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, check_aliases, input_limit_bytes
+from ..input_files import InputFileError, read_input_text
+from ..safe_yaml import (
+    INPUT_LIMIT_FIX,
+    YamlStructureError,
+    check_structure,
+    input_limit_bytes,
+    repeated_key_error,
+)
 from .errors import ConfigLoadError
+from .interpolation_budget import InterpolationBudget
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
 
@@ -47,7 +55,7 @@ class UnresolvedValue:
 
     path: str
     expression: str
-    reason: str
+    reason: Text | str  # OmegaConf's own words stay as it says them (English)
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,7 @@ def load_config(
     With ``compose=False`` the file is read alone with OmegaConf (its defaults list ignored).
     """
     file = Path(path)
-    if file.suffix not in (".yaml", ".yml") or not file.is_file():
+    if file.suffix not in (".yaml", ".yml") or not file.exists():
         raise ConfigLoadError(
             Text("No RLinf config file at {file}.", file=file),
             str(file),
@@ -145,7 +153,7 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
             Text("Start the file with keys such as cluster: and runner:."),
         )
     unresolved: list[UnresolvedValue] = []
-    resolved = _resolve(loaded, "", unresolved)
+    resolved = _resolve_all(loaded, unresolved)
     findings = sexagesimal_findings(text) + [_unresolved_finding(u) for u in unresolved]
     if "defaults" in resolved:
         findings.append(
@@ -193,7 +201,7 @@ def compose_config(
             raise _composition_error(exc, file, overrides) from None
         OmegaConf.set_struct(composed, False)
         unresolved: list[UnresolvedValue] = []
-        resolved = _resolve(composed, "", unresolved)
+        resolved = _resolve_all(composed, unresolved)
     findings = sexagesimal_findings(raw_text) + [_unresolved_finding(u) for u in unresolved]
     return RLinfConfig(
         source=str(file),
@@ -210,36 +218,24 @@ def compose_config(
 
 
 def _read_text(file: Path, max_bytes: int | None) -> str:
-    if not file.is_file():
+    if not file.exists():
         raise ConfigLoadError(
             Text("Config '{name}' not found in {folder}.", name=file.name, folder=file.parent),
             str(file),
             Text("Check --config-dir and --config-name (the name is the file stem)."),
         )
-    size, max_bytes = file.stat().st_size, max_bytes or input_limit_bytes()
-    if size > max_bytes:
-        raise ConfigLoadError(
-            Text(
-                "{name} is {size} MB; configs over {limit} MB are refused.",
-                name=file.name,
-                size=f"{size / 1e6:.1f}",
-                limit=f"{max_bytes / 1e6:.1f}",
-            ),
-            str(file),
-            INPUT_LIMIT_FIX,
-        )
     try:
-        return file.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigLoadError(
-            Text("{name} is not UTF-8 text.", name=file.name), str(file), Text("Save it as UTF-8.")
-        ) from None
+        return read_input_text(file, max_bytes)
+    except InputFileError as exc:
+        raise ConfigLoadError(exc.text, str(file), exc.fix_text) from None
 
 
 def _check_yaml_syntax(text: str, file: Path) -> None:
     try:
-        check_aliases(text)
-        yaml.compose(text, Loader=yaml.SafeLoader)
+        check_structure(text)
+        twice = repeated_key_error(yaml.compose(text, Loader=yaml.SafeLoader))
+        if twice is not None:  # Hydra would say "while constructing a mapping", naming nothing
+            raise twice
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         if mark:
@@ -263,11 +259,11 @@ def _check_yaml_syntax(text: str, file: Path) -> None:
         raise ConfigLoadError(
             Text("{name} is not valid YAML: {problem}.", name=file.name, problem=exc), str(file)
         ) from None
-    except YamlAliasError as exc:
+    except YamlStructureError as exc:
         raise ConfigLoadError(
             Text("{config_file}: {alias_error}", config_file=file.name, alias_error=exc.text),
             str(file),
-            Text("Remove the repeated aliases; write the values out."),
+            exc.fix_text,
         ) from None
 
 
@@ -379,35 +375,63 @@ def _as_written(container: DictConfig | ListConfig, key: Any) -> Any:
     return child._value() if isinstance(child, Node) else None
 
 
-def _resolve(node: Any, path: str, unresolved: list[UnresolvedValue]) -> Any:
-    """Resolve every value we can; keep failing interpolations as written and report them."""
-    if isinstance(node, DictConfig):
+def _resolve_all(config: DictConfig, unresolved: list[UnresolvedValue]) -> dict[str, Any]:
+    """Resolve every value within the interpolation budget; nesting too deep for Python's
+    stack (from a config group file our depth check did not read) is one clear error."""
+    try:
+        return _resolve(config, (), "", unresolved, InterpolationBudget(config))
+    except RecursionError:
+        raise ConfigLoadError(
+            Text("The config nests too deep to read (Python's recursion limit)."),
+            "",
+            Text("Flatten the nesting; configs nest a dozen levels at most."),
+        ) from None
+
+
+def _is_interpolation(raw: Any) -> bool:
+    return isinstance(raw, str) and "${" in raw
+
+
+def _resolve(
+    node: Any,
+    where: tuple[str, ...],
+    path: str,
+    unresolved: list[UnresolvedValue],
+    budget: InterpolationBudget,
+) -> Any:
+    """Resolve every value we can; keep failing or too costly interpolations as written and
+    report them (CFG-UNRESOLVED with the reason)."""
+    if isinstance(node, DictConfig | ListConfig):
+        keys = list(node) if isinstance(node, DictConfig) else range(len(node))
         out: dict[str, Any] = {}
-        for key in node:
-            name = str(key)
-            child_path = f"{path}.{name}" if path else name
-            try:
-                child = node[key]
-            except Exception as exc:
-                raw = _as_written(node, key)
-                unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
-                out[str(key)] = raw
-                continue
-            out[str(key)] = _resolve(child, child_path, unresolved)
-        return out
-    if isinstance(node, ListConfig):
-        items = []
-        for index in range(len(node)):
-            child_path = f"{path}[{index}]"
-            try:
-                child = node[index]
-            except Exception as exc:
-                raw = _as_written(node, index)
-                unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
-                items.append(raw)
-                continue
-            items.append(_resolve(child, child_path, unresolved))
-        return items
+        for key in keys:
+            child_where = (*where, str(key))
+            raw = _as_written(node, key)
+            child_path = (
+                f"{path}[{key}]"
+                if isinstance(node, ListConfig)
+                else f"{path}.{key}"
+                if path
+                else str(key)
+            )
+            reason: Text | str | None = (
+                budget.refusal(child_where) if _is_interpolation(raw) else None
+            )
+            if reason is None:
+                try:
+                    child = node[key]
+                except Exception as exc:
+                    reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                else:
+                    spent = budget.spend(child, child_where) if _is_interpolation(raw) else None
+                    if spent is None:
+                        inner = budget.alias(child_where, raw)
+                        out[str(key)] = _resolve(child, inner, child_path, unresolved, budget)
+                        continue
+                    reason = spent
+            unresolved.append(UnresolvedValue(child_path, str(raw), reason or ""))
+            out[str(key)] = raw
+        return out if isinstance(node, DictConfig) else list(out.values())
     return node
 
 

@@ -22,7 +22,7 @@ from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, U
 
 from ..backends import open_backend
 from ..backends.all_logs import all_logs
-from ..backends.base import Backend, BackendError, blocking, default_workspace
+from ..backends.base import Backend, BackendError, blocking, default_workspace, job_names
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
@@ -31,12 +31,21 @@ from ..monitor.history import HistoryPoint, extend
 from ..monitor.job_list import JobRow, job_row
 from ..monitor.notices import Notice, notices
 from ..monitor.snapshot import JobSnapshot
-from ..pipeline import PlannedJob, PlanRequest, plan_for, plan_job, submit_checked
+from ..pipeline import (
+    PlannedJob,
+    PlanRequest,
+    export_kuberay,
+    plan_for,
+    plan_job,
+    submit_checked,
+    weighed_findings,
+)
 from ..rlark.admin_request import build_admin_request
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Job, Role
+from ..rlark.kuberay import KINDS, ExportOptions
 from ..rlark.planner import Plan
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
@@ -52,7 +61,7 @@ from ..rlark.text_fields import (
     reseed_mounts,
     role_field,
 )
-from ..rlark.yaml_io import render_job_yaml
+from ..rlark.yaml_io import dump_yaml, render_job_yaml
 from ..rlinf import ConfigReport, GpuLayout, RLinfConfig, load_config, load_text
 
 log = logging.getLogger(__name__)
@@ -100,6 +109,7 @@ class Session(HasTraits):
     gpus_per_node = Int(8)
     gpu_map_text = Unicode("")  # "0:8,1:4" overrides gpus_per_node
     backend_name = Unicode("local")
+    export_format = Unicode("rlark")  # the Job step's Export choice: rlark, RayJob, RayCluster
     k8s_context = Unicode("")
     k8s_namespace = Unicode("default")
     run_timeout = Float(None, allow_none=True)  # local backend: end the run script after this
@@ -123,6 +133,8 @@ class Session(HasTraits):
     job = Instance(Job, allow_none=True)
     job_yaml = Unicode("")
     findings = List(Instance(Finding))
+    export_yaml = Unicode("")  # the Job as KubeRay YAML when the Export choice names a kind
+    export_findings = List(Instance(Finding))  # the mapping's and the rules' at KubeRay paths
     error = Unicode("")  # in ``lang``
     status = Unicode("")  # in ``lang``
     busy = Bool(False)
@@ -138,11 +150,13 @@ class Session(HasTraits):
         super().__init__(**kwargs)
         self.workspace = workspace or default_workspace()
         self._backend: Backend | None = None
+        self._backend_kuberay: ExportOptions | None = None  # what the open backend exports
         self._monitor: threading.Thread | None = None
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
         self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
-        self.planned: PlannedJob | None = None  # the last pipeline result (sheet, admin request)
+        #: the last pipeline result (the Export choice, the sheet, the admin request)
+        self.planned: PlannedJob | None = None
 
     @default("lang")
     def _default_lang(self) -> str:
@@ -491,6 +505,8 @@ class Session(HasTraits):
         request = self.request(list(self.roles))
         if request is None or self.plan is None:
             self.job, self.job_yaml, self.findings = None, "", []
+            self.planned = None
+            self._export()
             self.revision += 1
             return
         self._show(plan_job(request, self.plan))
@@ -499,7 +515,30 @@ class Session(HasTraits):
         self.planned = planned
         self.job, self.findings = planned.job, planned.findings
         self.job_yaml = redact(render_job_yaml(planned.job)) if planned.job is not None else ""
+        self._export()
         self.revision += 1
+
+    def set_export_format(self, export_format: str) -> bool:
+        """The Job step's Export choice: the RLark Job, or KubeRay's RayJob or RayCluster."""
+
+        def action() -> None:
+            if export_format != "rlark" and export_format not in KINDS:
+                raise ValueError(f"export format must be rlark or one of {', '.join(KINDS)}")
+            self.export_format = export_format
+            self._export()
+            self.revision += 1
+
+        return self._guard(action, Text("Export"))
+
+    def _export(self) -> None:
+        """The KubeRay manifest and its findings for the chosen kind (nothing for rlark)."""
+        planned = self.planned
+        if self.export_format not in KINDS or planned is None or planned.job is None:
+            self.export_yaml, self.export_findings = "", []
+            return
+        exported = export_kuberay(planned, ExportOptions(kind=self.export_format))
+        self.export_findings = exported.findings
+        self.export_yaml = redact(dump_yaml(exported.manifest)) if exported.manifest else ""
 
     def console_sheet_html(self) -> str:
         """The console sheet of the current Job (the Job step's view), in ``lang``."""
@@ -525,8 +564,12 @@ class Session(HasTraits):
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
 
     def blocking(self) -> list[Finding]:
-        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal)."""
-        return blocking(self.findings, self.backend_name)
+        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal;
+        on KubeRay the export's, as the pipeline weighs them)."""
+        if self.planned is None:
+            return blocking(self.findings, self.backend_name)
+        weighed = weighed_findings(self.planned, self.backend_name, self._kuberay_options())
+        return blocking(weighed, self.backend_name)
 
     def unacknowledged(self) -> list[Finding]:
         return [
@@ -573,16 +616,28 @@ class Session(HasTraits):
 
         return self._guard(action, Text("Run timeout (s)"))
 
+    def _kuberay_options(self) -> ExportOptions | None:
+        """What the KubeRay backend submits: the Export choice's kind (else a RayJob)."""
+        if self.backend_name != "kuberay":
+            return None
+        return ExportOptions(kind=self.export_format if self.export_format in KINDS else "RayJob")
+
     def backend(self) -> Backend:
-        if self._backend is None or self._backend.name != self.backend_name:
+        """The chosen backend; the KubeRay one submits the Export choice's kind (else a RayJob)."""
+        kuberay = self._kuberay_options()
+        stale = self._backend is None or self._backend.name != self.backend_name
+        if stale or kuberay != self._backend_kuberay:
             self._backend = open_backend(
                 self.backend_name,
                 workspace=self.workspace,
                 run_timeout=self.run_timeout,
                 context=self.k8s_context or None,
                 namespace=self.k8s_namespace or None,
+                kuberay=kuberay,
                 site=self.site,
             )
+            self._backend_kuberay = kuberay
+        assert self._backend is not None
         return self._backend
 
     def submit(self, wait: bool = False) -> bool:
@@ -707,7 +762,7 @@ class Session(HasTraits):
 
         def action() -> None:
             backend = self.backend()
-            rows.extend(job_row(backend.snapshot(name)) for name in backend.jobs())
+            rows.extend(job_row(backend.snapshot(name)) for name in job_names(backend))
 
         self._guard(action, Text("List runs"))
         return rows

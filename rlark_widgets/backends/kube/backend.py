@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,41 +33,30 @@ from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.site import SiteProfile
+from ...rlark.written import differences, normalised
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from .api import Action, KubeApi, KubeApiError, RetryPolicy
-from .config import connect
-from .inventory import inventory_from
-from .preflight import (
-    access_findings,
-    capacity_findings,
-    crd_findings,
-    dry_run_findings,
-    namespace_findings,
-    selector_findings,
-    storage_findings,
-)
-from .snapshot import SnapshotReader, read_job, read_log
+from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
+from ..k8s.config import connect
+from ..k8s.inventory import inventory_from
+from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
+from ..k8s.pods import read_log
+from .jobs import call_jobs
+from .preflight import access_findings, crd_findings, dry_run_findings, storage_findings
+from .snapshot import SnapshotReader, read_job
 
 
-def _spec(manifest: Mapping[str, Any]) -> Any:
-    """A Job's spec in our canonical shape, so server-side key order or extras do not count."""
-    try:
-        return Job.from_manifest(dict(manifest)).to_manifest()["spec"]
-    except (KeyError, TypeError, ValueError, StopIteration):
-        return manifest.get("spec")
-
-
-def _differences(ours: Any, theirs: Any, path: str = "spec") -> Iterator[str]:
-    """Paths where two specs differ (lists element by element)."""
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        for key in sorted(ours.keys() | theirs.keys()):
-            yield from _differences(ours.get(key), theirs.get(key), f"{path}.{key}")
-    elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
-        for index, (a, b) in enumerate(zip(ours, theirs, strict=True)):
-            yield from _differences(a, b, f"{path}[{index}]")
-    elif ours != theirs:
-        yield path
+def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What the user wrote of a Job (spec, labels, annotations) in its normal form, so
+    server-side key order, defaults or metadata do not count as a difference."""
+    metadata = manifest.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    return normalised(
+        {
+            "metadata": {k: metadata.get(k) for k in ("labels", "annotations")},
+            "spec": manifest.get("spec"),
+        }
+    )
 
 
 class KubernetesBackend:
@@ -136,7 +125,9 @@ class KubernetesBackend:
         manifest["metadata"]["namespace"] = self.namespace
         return manifest
 
-    def preflight(self, job: Job) -> list[Finding]:
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """CRD, access, dry run, node selection and capacity (``config`` changes nothing: the
+        RLark Job sets every Worker's rank itself)."""
         manifest = self.manifest(job)
         crd, access = crd_findings(self.api), access_findings(self.api, self.namespace)
         findings = [*namespace_findings(job, self.namespace), *crd, *access]
@@ -164,7 +155,8 @@ class KubernetesBackend:
         manifest = self.manifest(job)
         with self._submit_lock:  # a double click in one session waits for the first answer
             try:
-                self.api.jobs(
+                call_jobs(
+                    self.api,
                     "create",
                     self.api.custom.create_namespaced_custom_object,
                     self.namespace,
@@ -199,8 +191,8 @@ class KubernetesBackend:
                 Text("Submit again."),
             )
         where, status = self._where(name), f"rlark-migrate status {name} --backend kubernetes"
-        differences = list(_differences(_spec(manifest), _spec(current)))
-        if not differences and ours:
+        changed = list(differences(_written(manifest), _written(current)))
+        if not changed and ours:
             message = Text(
                 "Created Job '{name}' in namespace '{namespace}' (the first answer was lost; the"
                 " server has it exactly as submitted).",
@@ -208,7 +200,7 @@ class KubernetesBackend:
                 namespace=self.namespace,
             )
             return SubmitResult(name, True, message, where)
-        if not differences:
+        if not changed:
             message = Text(
                 "Job '{name}' already exists in namespace '{namespace}' and is identical: not"
                 " submitted again, no duplicate made. Open it with `{status}`.",
@@ -217,7 +209,7 @@ class KubernetesBackend:
                 status=status,
             )
             return SubmitResult(name, False, message, where)
-        shown = ", ".join(differences[:3]) + (" ..." if len(differences) > 3 else "")
+        shown = ", ".join(changed[:3]) + (" ..." if len(changed) > 3 else "")
         message = Text(
             "A different Job named '{name}' already exists in namespace '{namespace}' (it differs"
             " at {paths}). It was NOT overwritten. Open it with `{status}`, delete it first"
@@ -228,13 +220,13 @@ class KubernetesBackend:
             status=status,
             delete=f"rlark-migrate delete {name} --backend kubernetes",
         )
-        return SubmitResult(name, False, message, where)
+        return SubmitResult(name, False, message, where, conflict=True)
 
     # --- watching -----------------------------------------------------------------------------
     def jobs(self) -> list[str]:
         """The names of the RLark Jobs in the namespace, oldest first."""
-        answer = self.api.jobs(
-            "list", self.api.custom.list_namespaced_custom_object, self.namespace
+        answer = call_jobs(
+            self.api, "list", self.api.custom.list_namespaced_custom_object, self.namespace
         )
         items = answer.get("items") or []
         items.sort(key=lambda o: (o.get("metadata") or {}).get("creationTimestamp") or "")
@@ -351,7 +343,8 @@ class KubernetesBackend:
 
     def _delete_job(self, name: str) -> bool:
         try:
-            self.api.jobs(
+            call_jobs(
+                self.api,
                 "delete",
                 self.api.custom.delete_namespaced_custom_object,
                 self.namespace,

@@ -19,8 +19,8 @@ from pathlib import Path, PurePosixPath
 from ...rlark.job import Job
 from ..base import expectations
 from ..events import EVENT_GLOB
-from .api import KubeApi
-from .checkpoints import run_in_head
+from ..k8s.api import KubeApi
+from ..k8s.checkpoints import run_in_head
 
 #: Arguments: the mirror's sizes as KEY=SIZE pairs, then the directories to search. Prints
 #: "== KEY OFFSET" and the base64 of the file from OFFSET per event file; KEY is the index of its

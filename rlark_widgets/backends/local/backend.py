@@ -32,10 +32,12 @@ import psutil
 
 from ...findings import Finding, Severity
 from ...i18n import Text
+from ...input_files import read_input_text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory, site_node
 from ...rlark.job import Job
 from ...rlark.site import SiteProfile, example_site
+from ...rlark.written import normal_text
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion
 from ...rlinf.loader import RLinfConfig
@@ -119,8 +121,11 @@ class LocalBackend:
         node = site_node(host, labels, {}, site)
         return Inventory((node,), (), "local", site)
 
-    def preflight(self, job: Job) -> list[Finding]:
-        """What would stop this Job from running here (errors) and what it will not model."""
+    def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
+        """What would stop this Job from running here (errors) and what it will not model.
+
+        ``config`` changes nothing here: the rehearsal reads the Job's Workers alone.
+        """
         return preflight_findings(job, self.options.node_ip, self.options.run_mode == "rehearsal")
 
     def submit(
@@ -140,6 +145,7 @@ class LocalBackend:
         where = JobDir.of(self.workspace, job.name)
         with where.lock():
             if _live(where):
+                running = self.job(job.name)
                 return SubmitResult(
                     job.name,
                     False,
@@ -149,6 +155,8 @@ class LocalBackend:
                         name=job.name,
                     ),
                     str(where.root),
+                    conflict=running is None
+                    or normal_text(running.to_manifest()) != normal_text(job.to_manifest()),
                 )
             restart = where.file("job.yaml").is_file()
             _clear_run(where)
@@ -177,7 +185,7 @@ class LocalBackend:
     def job(self, name: str) -> Job | None:
         """The Job as submitted (its ``job.yaml`` in the workspace), or None."""
         path = JobDir.of(self.workspace, name).file("job.yaml")
-        return parse_job_yaml(path.read_text(encoding="utf-8")) if path.is_file() else None
+        return parse_job_yaml(read_input_text(path)) if path.is_file() else None
 
     def snapshot(self, name: str) -> JobSnapshot:
         return read_snapshot(JobDir.of(self.workspace, name))

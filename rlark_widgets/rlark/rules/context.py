@@ -13,7 +13,7 @@ from ...i18n import Text
 from ...rlinf import ConfigReport
 from ..facts import RecordFacts
 from ..inventory import Inventory
-from ..job import Job, Role
+from ..job import Job, Role, normal_path
 from ..node_needs import NodeNeeds, node_needs
 from ..site import SiteProfile, example_site
 
@@ -32,7 +32,7 @@ def code_lines(script: str) -> str:
 
 def covers(mount_path: str, path: PurePosixPath) -> bool:
     """Whether the mount at ``mount_path`` holds ``path``."""
-    mount = PurePosixPath(mount_path)
+    mount, path = normal_path(mount_path), normal_path(path)
     return mount == path or mount in path.parents
 
 

@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ...contract import RESERVED_ENV
+from ...contract import RANK_ENV, RAY_ADDRESS_ENV, RESERVED_ENV
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
 
+#: What RLark sets each reserved name to on every Worker: the message says it for that name.
+RESERVED_USE = {
+    RANK_ENV: Text("RLINF_NODE_RANK = Workers of the roles before + worker index"),
+    RAY_ADDRESS_ENV: Text("the address of the Ray head the Worker joins"),
+}
+#: A name only the site profile reserves (reservedEnv, reservedEnvPrefixes).
+SITE_RESERVED_USE = Text("the site profile reserves it for the platform")
 #: Variables RLinf's RobotAutoConfig turns into robots on any node that has them (spec §1.6).
 ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_INTERFACE"}
 
@@ -28,8 +35,9 @@ def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(
-                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = Workers of the roles before + worker index); a role must not set it.",
+                        "{name} is set by RLark on every Worker ({use}); a role must not set it.",
                         name=name,
+                        use=RESERVED_USE.get(name, SITE_RESERVED_USE),
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
                 )

@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 from ...findings import Severity
 from ...i18n import Text
+from ..job import normal_path
 from ..outputs import output_key
 from .context import (
     CD_TARGET,
@@ -43,6 +44,22 @@ def _mount_paths(ctx: RuleContext) -> Iterator[Hit]:
                     Text("hostPath source '{source}' is not absolute.", source=mount.source),
                     Text("Use the absolute directory on the node."),
                 )
+            written = [(f"{CONTAINER}.volumeMounts[{m_index}].mountPath", mount.mount_path)]
+            if mount.kind == "hostPath":
+                written.append((f"template.spec.volumes[{m_index}].hostPath.path", mount.source))
+            for field, value in written:
+                if ".." in PurePosixPath(value).parts:
+                    yield (
+                        ctx.role_path(index, field),
+                        Text(
+                            "'{path}' contains '..'; Kubernetes refuses it in a hostPath, and "
+                            "it hides which directory is meant.",
+                            path=value,
+                        ),
+                        Text(
+                            "Write the path without '..': {clean}.", clean=str(normal_path(value))
+                        ),
+                    )
 
 
 @rule(
@@ -57,9 +74,9 @@ def _mount_shadow(ctx: RuleContext) -> Iterator[Hit]:
     code_dirs += re.findall(r"--config-path\s+(/[^\s;&|]+)", script)
     for index, role in enumerate(ctx.job.roles):
         for m_index, mount in enumerate(role.mounts):
-            target = PurePosixPath(mount.mount_path)
+            target = normal_path(mount.mount_path)
             for directory in code_dirs:
-                path = PurePosixPath(directory.strip("'\""))
+                path = normal_path(directory.strip("'\""))
                 if path == target or target in path.parents:
                     yield (
                         ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}].mountPath"),
@@ -97,6 +114,64 @@ def _hostpath(ctx: RuleContext) -> Iterator[Hit]:
                 )
 
 
+#: Node directories whose read-write mount hands the Worker the node itself: the root and
+#: /var as such, and everything under the system trees.
+SYSTEM_ROOTS = (PurePosixPath("/"), PurePosixPath("/var"))
+SYSTEM_TREES = tuple(
+    PurePosixPath(d)
+    for d in (
+        "/bin",
+        "/boot",
+        "/dev",
+        "/etc",
+        "/lib",
+        "/lib64",
+        "/proc",
+        "/root",
+        "/run",
+        "/sbin",
+        "/sys",
+        "/usr",
+        "/var/lib/containerd",
+        "/var/lib/docker",
+        "/var/lib/kubelet",
+        "/var/run",
+    )
+)
+
+
+def is_system_dir(path: PurePosixPath) -> bool:
+    return path in SYSTEM_ROOTS or any(t == path or t in path.parents for t in SYSTEM_TREES)
+
+
+@rule(
+    "JOB-HOSTPATH-SYSTEM",
+    Severity.ERROR,
+    Text("No read-write hostPath of the node's root or system directories"),
+    f"{SEED_JOB} (主机目录); Kubernetes hostPath security guidance",
+)
+def _hostpath_system(ctx: RuleContext) -> Iterator[Hit]:
+    for index, role in enumerate(ctx.job.roles):
+        for m_index, mount in enumerate(role.mounts):
+            if mount.kind != "hostPath" or mount.read_only or not mount.source.startswith("/"):
+                continue
+            source = normal_path(mount.source)
+            if is_system_dir(source):
+                yield (
+                    ctx.role_path(index, f"template.spec.volumes[{m_index}].hostPath.path"),
+                    Text(
+                        "Role '{role}' mounts the node's {source} read-write: every Worker could "
+                        "change the node's system files (and other Pods' data).",
+                        role=role.name,
+                        source=str(source),
+                    ),
+                    Text(
+                        "Mount only the data directory you need (e.g. /data/datasets), read-only "
+                        "where it is only read (readOnly: true)."
+                    ),
+                )
+
+
 def _unknown_storage_class(source: str, known: tuple[str, ...]) -> Text:
     """Two whole sentences: 'none' is a word to translate, not a value."""
     if not known:
@@ -117,8 +192,8 @@ def _unknown_storage_class(source: str, known: tuple[str, ...]) -> Text:
 def _storage_source(ctx: RuleContext) -> Iterator[Hit]:
     for index, role in enumerate(ctx.job.roles):
         for m_index, mount in enumerate(role.mounts):
-            if mount.kind != "storage":
-                continue
+            if mount.kind != "storage" or not mount.source:
+                continue  # no StorageClass: an existing claim, mounted as it is
             path = ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}]")
             if re.search(r"://|[/\\~]|^[A-Za-z]:", mount.source):
                 yield (

@@ -17,7 +17,11 @@ from .fields import STYLE, WIDE, category_label, text_input
 class ClusterStep:
     """Step 2: backend, GPUs per node, and the inventory with node categories."""
 
-    BACKENDS = ((Text("Local (Ray on this machine)"), "local"), ("Kubernetes", "kubernetes"))
+    BACKENDS = (
+        (Text("Local (Ray on this machine)"), "local"),
+        ("Kubernetes", "kubernetes"),
+        ("KubeRay", "kuberay"),
+    )
     HEADERS = (
         Text("node"),
         Text("cluster"),

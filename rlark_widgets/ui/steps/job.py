@@ -9,7 +9,7 @@ from ...i18n import Text
 from ..html import CSS, banner, copy_button, download_link, esc, findings_html, yaml_html
 from ..labels import Labels
 from ..session import Session, finding_key
-from .fields import text_input
+from .fields import STYLE, text_input
 
 
 class JobStep:
@@ -29,6 +29,12 @@ class JobStep:
         ("network_domain", Text("Network domain"), Text("optional")),
         ("rlinf_commit", Text("RLinf commit"), Text("for the run record")),
         ("image_digest", Text("Image digest"), "sha256:…"),
+    )
+
+    EXPORTS = (
+        (Text("RLark Job"), "rlark"),
+        ("KubeRay RayJob", "RayJob"),
+        ("KubeRay RayCluster", "RayCluster"),
     )
 
     def __init__(self, session: Session) -> None:
@@ -59,8 +65,13 @@ class JobStep:
         )
         self.ssh.continuous_update = False
         self.ssh.observe(lambda c: session.set_job_field("ssh_keys", c["new"]), "value")
+        self.export = t.choice(
+            w.ToggleButtons, self.EXPORTS, session.export_format, Text("Export"), style=STYLE
+        )
+        t.on(self.export, lambda c: session.set_export_format(c["new"]))
         self.yaml = w.HTML()
         self.tools = w.HTML()
+        self.export_notes = w.HTML()
         self.errors, self.warnings, self.infos = w.HTML(), w.VBox(), w.HTML()
         self.sheet, self.admin = w.HTML(), w.HTML()
         self.extras = w.Accordion(children=[self.sheet, self.admin], selected_index=None)
@@ -74,7 +85,15 @@ class JobStep:
         self.widget = w.VBox(
             [
                 t.heading(Text("Job")),
-                w.HBox([form, w.VBox([self.tools, self.yaml], layout=w.Layout(width="50%"))]),
+                w.HBox(
+                    [
+                        form,
+                        w.VBox(
+                            [self.export, self.tools, self.yaml, self.export_notes],
+                            layout=w.Layout(width="50%"),
+                        ),
+                    ]
+                ),
                 t.heading(Text("Errors (block Submit)"), "h4"),
                 self.errors,
                 t.heading(Text("Warnings (need your yes)"), "h4"),
@@ -88,18 +107,33 @@ class JobStep:
 
     def render(self) -> None:
         s, lang = self.s, self.s.lang
+        exported = s.export_format != "rlark"
+        shown = s.export_yaml if exported else s.job_yaml
+        suffix = f".{s.export_format.lower()}.yaml" if exported else ".yaml"
         self.yaml.value = (
-            CSS + yaml_html(s.job_yaml) if s.job_yaml else banner(Text("No Job yet.").render(lang))
+            CSS + yaml_html(shown) if shown else banner(Text("No Job yet.").render(lang))
         )
         self.tools.value = (
             (
-                copy_button(s.job_yaml, Text("Copy YAML").render(lang))
+                copy_button(shown, Text("Copy YAML").render(lang))
                 + " "
-                + download_link(
-                    s.job_yaml, f"{s.job.name}.yaml", Text("Download YAML").render(lang)
-                )
+                + download_link(shown, f"{s.job.name}{suffix}", Text("Download YAML").render(lang))
             )
-            if s.job
+            if s.job and shown
+            else ""
+        )
+        self.export_notes.value = (
+            CSS
+            + banner(
+                Text(
+                    "KubeRay {kind}: the same plan as ray.io/v1, checked against KubeRay's CRD."
+                    " Apply it with kubectl, or choose the KubeRay backend and Submit.",
+                    kind=s.export_format,
+                ).render(lang),
+                "note",
+            )
+            + findings_html(s.export_findings, lang=lang)
+            if exported
             else ""
         )
         blocking = s.blocking()

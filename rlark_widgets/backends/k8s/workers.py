@@ -20,8 +20,8 @@ from ...rlark.site import SiteProfile, example_site
 from ..ray_members import as_int
 
 
-def _epoch(stamp: str | None) -> float | None:
-    if not stamp:
+def _epoch(stamp: Any) -> float | None:
+    if not stamp or not isinstance(stamp, str):
         return None
     try:
         return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
@@ -41,7 +41,7 @@ def events_by_pod(events: Iterable[Mapping[str, Any]]) -> dict[str, list[EventRe
                 reason=event.get("reason", ""),
                 message=event.get("message", ""),
                 type=event.get("type", "Normal"),
-                count=int(event.get("count") or 1),
+                count=as_int(event.get("count")) or 1,
                 time=_epoch(event.get("lastTimestamp") or event.get("eventTime")),
             )
         )
@@ -50,35 +50,49 @@ def events_by_pod(events: Iterable[Mapping[str, Any]]) -> dict[str, list[EventRe
     return grouped
 
 
-def _main(items: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A field the server should have written as a mapping; anything else reads as empty."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _main(items: Any) -> Mapping[str, Any]:
+    items = [c for c in items if isinstance(c, Mapping)] if isinstance(items, list) else []
     return next((c for c in items if c.get("name") == MAIN_CONTAINER), items[0] if items else {})
 
 
 def _rank(pod: Mapping[str, Any]) -> int | None:
-    container = _main(pod.get("spec", {}).get("containers") or [])
-    for env in container.get("env") or []:
-        if env.get("name") == RANK_ENV:
+    container = _main(_mapping(pod.get("spec")).get("containers"))
+    env_list = container.get("env")
+    for env in env_list if isinstance(env_list, list) else []:
+        if isinstance(env, Mapping) and env.get("name") == RANK_ENV:
             return as_int(env.get("value"))
-    return as_int((pod["metadata"].get("labels") or {}).get(RANK_LABEL))
+    return as_int(_mapping(pod["metadata"].get("labels")).get(RANK_LABEL))
 
 
 def _container_state(
     status: Mapping[str, Any],
 ) -> tuple[str | None, str | None, int | None]:
     """(reason, message, exit code) of the main container; a crash loop names its last death."""
-    main = _main(status.get("containerStatuses") or [])
-    state, last = main.get("state") or {}, (main.get("lastState") or {}).get("terminated") or {}
+    main = _main(status.get("containerStatuses"))
+    state = _mapping(main.get("state"))
+    last = _mapping(_mapping(main.get("lastState")).get("terminated"))
     if "waiting" in state:
-        waiting = state["waiting"] or {}
+        waiting = _mapping(state["waiting"])
         reason = waiting.get("reason")
         if reason == "CrashLoopBackOff" and last.get("reason") == "OOMKilled":
             reason = "OOMKilled"
         return reason, waiting.get("message"), as_int(last.get("exitCode"))
     if "terminated" in state:
-        done = state["terminated"] or {}
+        done = _mapping(state["terminated"])
         return done.get("reason"), done.get("message"), as_int(done.get("exitCode"))
+    conditions = status.get("conditions")
     scheduled: Mapping[str, Any] = next(
-        (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {}
+        (
+            c
+            for c in (conditions if isinstance(conditions, list) else [])
+            if isinstance(c, Mapping) and c.get("type") == "PodScheduled"
+        ),
+        {},
     )
     if scheduled.get("status") == "False":
         return scheduled.get("reason"), scheduled.get("message"), None
@@ -90,19 +104,19 @@ def worker_from_pod(
 ) -> WorkerSnapshot:
     """One Worker from its pod; its role and index come from the site's Worker labels."""
     site = site or example_site()
-    metadata, status = pod["metadata"], pod.get("status") or {}
-    labels = metadata.get("labels") or {}
+    metadata, status = pod["metadata"], _mapping(pod.get("status"))
+    labels = _mapping(metadata.get("labels"))
     reason, message, exit_code = _container_state(status)
-    main = _main(status.get("containerStatuses") or [])
+    main = _main(status.get("containerStatuses"))
     return WorkerSnapshot(
         role=labels.get(site.task_label, "?"),
         index=as_int(labels.get(site.index_label)) or 0,
         rank=_rank(pod),
         name=metadata["name"],
         phase=status.get("phase") or PENDING,
-        node=(pod.get("spec") or {}).get("nodeName"),
+        node=_mapping(pod.get("spec")).get("nodeName"),
         ip=status.get("podIP"),
-        restarts=int(main.get("restartCount") or 0),
+        restarts=as_int(main.get("restartCount")) or 0,
         reason=reason,
         message=message,
         exit_code=exit_code,

@@ -1,6 +1,6 @@
 """One door to the API server: a timeout on every call, bounded retries, errors a user can act on.
 
-Every request of the Kubernetes backend goes through :meth:`KubeApi.call`, so the retry policy
+Every request of the Kubernetes and KubeRay backends goes through :meth:`KubeApi.call`, so the retry policy
 (429, 5xx and connection errors only), the request timeout and the wording of failures live in
 one place. Answers are decoded as plain JSON dicts (``_preload_content=False``): the generated
 models are slow for 1,000 pods and reject fields real servers leave empty.
@@ -9,17 +9,20 @@ models are slow for 1,000 pods and reject fields real servers leave empty.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import urllib3
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from ...i18n import Text
+from ...rlark.secrets import redact
 from ...rlark.site import SiteProfile, example_site
 from ..base import BackendError
 
@@ -114,6 +117,12 @@ class KubeApiError(BackendError):
         watcher reports it and tries again rather than giving up."""
         return self.status is None or self.status in RETRYABLE
 
+    @property
+    def server_trouble(self) -> bool:
+        """No answer, or an overloaded or failing server: a check can draw no finding from it,
+        so preflight raises it rather than reporting the Job wrong."""
+        return self.status is None or self.status == 429 or self.status >= 500
+
 
 def _status_body(exc: ApiException) -> dict[str, Any]:
     try:
@@ -154,7 +163,8 @@ class KubeApi:
 
     @property
     def host(self) -> str:
-        return self.client.configuration.host
+        """The server's address as messages show it: never the user:password a URL may carry."""
+        return without_credentials(self.client.configuration.host)
 
     @cached_property
     def exec_core(self) -> client.CoreV1Api:
@@ -213,29 +223,6 @@ class KubeApi:
                 raise failure from None
             maybe_applied = maybe_applied or reached
             self.retry.sleep(delay)
-
-    def jobs(
-        self,
-        verb: str,
-        method: Callable[..., Any],
-        namespace: str,
-        *args: Any,
-        name: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        """Call a CustomObjectsApi method on RLark Jobs (group, version, namespace, plural first)."""
-        site = self.site
-        action = Action(verb, site.job_resource, namespace, name)
-        return self.call(
-            action,
-            method,
-            site.api_group,
-            site.api_version_name,
-            namespace,
-            site.plural,
-            *args,
-            **kwargs,
-        )
 
     def raw_get(
         self,
@@ -426,8 +413,19 @@ def with_server_words(message: Text, said: str) -> Text:
     return Text("{message} {said}", message=message, said=said) if said else message
 
 
+_URL_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)[^\s/@]*@")
+
+
+def without_credentials(url: str) -> str:
+    """``http://admin:pass@host:6443/x`` -> ``http://host:6443/x``."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def _short(reason: object) -> Text | str:
-    text = str(reason)
+    text = redact(_URL_USERINFO.sub(r"\1", str(reason)))
     if any(marker in text for marker in DROPPED):
         return Text("the server closed the connection without answering.")
     for marker in ("Connection refused", "Name or service not known", "No route to host"):

@@ -1,0 +1,116 @@
+"""Values a config takes from the planning machine's environment, for the run record.
+
+``${oc.env:DB_PASSWORD}`` resolves to the password and ``home: ${oc.env:HOME}`` to ``/root``
+on the machine that planned the run; neither belongs in a record others read. The record keeps
+each such value's reference (the expression as written) and says where it came from; a value
+built from one (``url: http://${host}/``, ``host: ${oc.env:HOST}``) is one of them too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .interpolation_budget import REFERENCE, raw_tree, reference_target
+from .loader import RLinfConfig
+
+# Resolvers that read the process environment (OmegaConf's, and the legacy ``env``).
+_FROM_ENVIRONMENT = re.compile(r"\$\{\s*(?:oc\.env|env)\s*:\s*([^,}\s]+)")
+
+
+def _walk(node: Any, where: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk(value, (*where, str(key)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, (*where, str(index)))
+    else:
+        yield where, node
+
+
+def environment_values(config: RLinfConfig) -> dict[tuple[str, ...], dict[str, Any]]:
+    """Path -> {expression, variables} of every value that depends on an environment variable."""
+    tree = raw_tree(config.composed)
+    leaves = dict(_walk(tree))
+    direct: dict[tuple[str, ...], set[str]] = {}
+    refs: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    for where, raw in leaves.items():
+        if isinstance(raw, str):
+            direct[where] = set(_FROM_ENVIRONMENT.findall(raw))
+            refs[where] = [reference_target(where[:-1], r) for r in REFERENCE.findall(raw)]
+    found: dict[tuple[str, ...], set[str]] = {}
+    changed = True
+    while changed:  # a fixed point: references of references, cycles included
+        changed = False
+        for where in refs:
+            names = set(direct[where])
+            for target in refs[where]:
+                names |= set().union(*(v for k, v in found.items() if k[: len(target)] == target))
+            if names and found.get(where) != names:
+                found[where], changed = names, True
+    return {
+        where: {"expression": leaves[where], "variables": sorted(names)}
+        for where, names in found.items()
+    }
+
+
+def _dotted(where: tuple[str, ...]) -> str:
+    return ".".join(where)
+
+
+def without_environment_values(config: RLinfConfig) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The resolved config with environment-derived values replaced by their references, and
+    the list of those values' paths, references and variables (never the values)."""
+    values = environment_values(config)
+    resolved = _replace(config.resolved, (), values)
+    listed = [
+        {
+            "path": _dotted(where),
+            "reference": found["expression"],
+            "variables": found["variables"],
+            "from": "the environment of the machine that planned the run (value not recorded)",
+        }
+        for where, found in sorted(values.items())
+    ]
+    return resolved, listed
+
+
+#: Shorter values are left where they stand in prose ("/" or "1" would replace too much).
+MIN_SWAPPED = 4
+
+
+def reference_swapper(config: RLinfConfig) -> Callable[[str], str]:
+    """A function that writes, in any text, each environment-derived value as its reference."""
+    values = environment_values(config)
+    pairs: dict[str, str] = {}
+    for where, found in values.items():
+        value = _lookup(config.resolved, where)
+        if isinstance(value, str) and len(value) >= MIN_SWAPPED:
+            pairs.setdefault(value, found["expression"])
+    if not pairs:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(v) for v in sorted(pairs, key=len, reverse=True)))
+    return lambda text: pattern.sub(lambda m: pairs[m.group()], text)
+
+
+def _lookup(node: Any, where: tuple[str, ...]) -> Any:
+    for part in where:
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _replace(node: Any, where: tuple[str, ...], values: dict[tuple[str, ...], dict]) -> Any:
+    if where in values:
+        return values[where]["expression"]
+    if isinstance(node, dict):
+        return {k: _replace(v, (*where, str(k)), values) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_replace(v, (*where, str(i)), values) for i, v in enumerate(node)]
+    return node

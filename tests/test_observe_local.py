@@ -56,7 +56,7 @@ def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_st
         after = backend.snapshot(job.name)
         assert after.scalars["rehearsal/step_seconds"].steps == [1, 2, 3, 4]
         assert [render(link.label) for link in after.links] == ["TensorBoard (start it with)"]
-        assert backend.jobs() == ["curves"]
+        assert backend.list_jobs() == ["curves"]
         # A new kernel: a fresh Session on the same workspace lists the run and reattaches to it.
         session = Session(workspace=tmp_path)
         runs = RunsPanel(session)

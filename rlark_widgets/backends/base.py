@@ -138,10 +138,10 @@ class Backend(Protocol):
 
 def job_names(backend: Backend) -> list[str]:
     """The Jobs ``backend`` holds, oldest first (``rlark-migrate list``, the Runs panel)."""
-    jobs = getattr(backend, "jobs", None)
-    if jobs is None:
+    listing = getattr(backend, "list_jobs", None)
+    if listing is None:
         raise BackendError(
             Text("The {backend} backend cannot list its Jobs.", backend=backend.name),
             Text("Give the Job's name to status, logs or the monitor instead."),
         )
-    return list(jobs())
+    return list(listing())

@@ -223,7 +223,7 @@ class KubernetesBackend:
         return SubmitResult(name, False, message, where, conflict=True)
 
     # --- watching -----------------------------------------------------------------------------
-    def jobs(self) -> list[str]:
+    def list_jobs(self) -> list[str]:
         """The names of the RLark Jobs in the namespace, oldest first."""
         answer = call_jobs(
             self.api, "list", self.api.custom.list_namespaced_custom_object, self.namespace

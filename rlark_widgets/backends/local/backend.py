@@ -175,7 +175,7 @@ class LocalBackend:
             job.name, True, _started_message(job, spec, plan, restart), str(where.root)
         )
 
-    def jobs(self) -> list[str]:
+    def list_jobs(self) -> list[str]:
         """The Jobs submitted in this workspace, oldest first (they outlive a kernel restart)."""
         if not self.workspace.is_dir():
             return []

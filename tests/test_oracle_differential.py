@@ -79,11 +79,102 @@ TASK_TYPE_BEFORE_CLUSTER = (
 )
 
 
+def _franka(*configs: dict) -> dict:
+    return {"type": "Franka", "configs": list(configs)}
+
+
+SERIALS = {"robot_ip": "10.0.0.2", "camera_serials": ["111"]}
+#: RLinf compares YAML dumps, which never match for configs holding a list: no duplicate.
+LIST_VALUED_TWINS = (
+    {
+        "cluster": {
+            "num_nodes": 2,
+            "component_placement": {"actor": "0:0-1"},
+            "node_groups": [
+                {
+                    "label": "a",
+                    "node_ranks": "0,1",
+                    "hardware": _franka({"node_rank": 0, **SERIALS}, {"node_rank": 0, **SERIALS}),
+                }
+            ],
+        },
+        "runner": {"task_type": "embodied"},
+    },
+    8,
+)
+#: Robots are checked in config order, not node order.
+ROBOT_OWNERS_IN_CONFIG_ORDER = (
+    {
+        "cluster": {
+            "num_nodes": 2,
+            "component_placement": {"actor": "0:0"},
+            "node_groups": [
+                {
+                    "label": "a",
+                    "node_ranks": "0,1",
+                    "hardware": _franka(
+                        {"node_rank": 0, "robot_ip": "10.0.0.2"},
+                        {"node_rank": 1, "robot_ip": "10.0.0.3"},
+                    ),
+                },
+                {
+                    "label": "b",
+                    "node_ranks": "0,1",
+                    "hardware": _franka(
+                        {"node_rank": 1, "robot_ip": "10.0.0.4"},
+                        {"node_rank": 0, "robot_ip": "10.0.0.5"},
+                    ),
+                },
+            ],
+        },
+        "runner": {"task_type": "embodied"},
+    },
+    8,
+)
+
+
+#: No GPUs: RLinf's packed placement refuses the GPU-less group before the float TP size.
+FLOAT_TP_WITHOUT_GPUS = (
+    {
+        "cluster": {"num_nodes": 2, "component_placement": {"rollout,reward": "all"}},
+        "runner": {"task_type": "reasoning_eval"},
+        "rollout": {"tensor_parallel_size": 2.0, "pipeline_parallel_size": 1},
+    },
+    0,
+)
+
+
+#: A config class checks its robot IP before it converts its camera serials.
+IP_BEFORE_SERIALS = (
+    {
+        "cluster": {
+            "num_nodes": 1,
+            "component_placement": {"actor": "0:0"},
+            "node_groups": [
+                {
+                    "label": "a",
+                    "node_ranks": "0",
+                    "hardware": _franka(
+                        {"node_rank": 0, "robot_ip": "ROBOT_IP", "camera_serials": 7}
+                    ),
+                }
+            ],
+        },
+        "runner": {"task_type": "embodied"},
+    },
+    8,
+)
+
+
 @settings(
     max_examples=EXAMPLES,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(case=configs)
+@example(case=IP_BEFORE_SERIALS)
+@example(case=FLOAT_TP_WITHOUT_GPUS)
+@example(case=LIST_VALUED_TWINS)
+@example(case=ROBOT_OWNERS_IN_CONFIG_ORDER)
 @example(case=IP_BEFORE_A_LATER_GROUP)
 @example(case=TASK_TYPE_BEFORE_CLUSTER)
 def test_new_shapes_agree_with_rlinf(case, rlinf_oracle, tmp_path_factory) -> None:

@@ -301,7 +301,8 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             _place_node_group(group, raw, num_nodes)
             for group, raw in zip(built, value, strict=True)
         ]
-        _check_unique_groups(groups, path)
+        _check_robots(groups)
+        _check_unique_groups(groups, path)  # NodeProbe checks labels, after ClusterConfig
     except ClusterConfigError:
         if refused_ip is not None:
             raise refused_ip from None
@@ -322,7 +323,6 @@ def _check_unique_groups(groups: list[NodeGroupSpec], path: str) -> None:
             f"{path}[{index}].label",
             Text("Give every node group its own label."),
         )
-    _check_robot_uniqueness(groups)
 
 
 def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
@@ -404,7 +404,6 @@ def _place_node_group(group: NodeGroupSpec, raw: Mapping, num_nodes: int) -> Nod
     env_configs = _parse_env_configs(
         raw.get("env_configs"), label, node_ranks, f"{path}.env_configs"
     )
-    _check_robots_in_group(group.robots, label, node_ranks)
     return replace(group, node_ranks=node_ranks, env_configs=env_configs)
 
 
@@ -651,9 +650,10 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
             )
         where = Text("cluster node_group hardware yaml config")
         _check_fields(raw, valid, ("node_rank",), where, entry_path)
-    seen: list[dict] = []
+    seen: list[tuple] = []
     for index, raw in enumerate(raw_configs):
-        if dict(raw) in seen:
+        key = _duplicate_key(raw)
+        if key is not None and key in seen:
             raise _fail(
                 Text(
                     "Duplicate hardware configs found in node hardware config: {config} "
@@ -664,13 +664,14 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
                 f"{path}.configs[{index}]",
                 Text("Remove the repeated robot entry."),
             )
-        seen.append(dict(raw))
+        if key is not None:
+            seen.append(key)
     robots: list[RobotConfig] = []
     for index, raw in enumerate(raw_configs):
         entry_path = f"{path}.configs[{index}]"
         node_rank = raw["node_rank"]
         refused = _ip_errors(tuple(robots))  # configs are built in order: an IP error stops it
-        if refused and (not isinstance(node_rank, int) or config_class_error(hw_type, raw)):
+        if refused and not isinstance(node_rank, int):
             raise refused[0]
         if not isinstance(node_rank, int):
             raise _fail(
@@ -679,8 +680,12 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
                 Text("Write node_rank as an unquoted whole number."),
             )
         fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
+        robot = RobotConfig(hw_type, int(node_rank), fields, entry_path)
         failed = config_class_error(hw_type, fields)
         if failed is not None:
+            refused = _ip_errors((*robots, robot))  # the class checks its IP first
+            if refused:
+                raise refused[0]
             raise _fail(
                 failed[1],
                 f"{entry_path}.{failed[0]}",
@@ -690,38 +695,41 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
                     hw_type=hw_type,
                 ),
             )
-        robots.append(RobotConfig(hw_type, int(node_rank), fields, entry_path))
-    robots.sort(key=lambda r: r.node_rank)  # stable: config order within a node
+        robots.append(robot)
     return hw_type, tuple(robots)
 
 
-def _check_robots_in_group(
-    robots: tuple[RobotConfig, ...], label: str, group_ranks: tuple[int, ...]
-) -> None:
-    for robot in robots:
-        if robot.node_rank not in group_ranks:
-            raise _fail(
-                Text(
-                    "node_rank {node_rank} in hardware config must be within node_ranks "
-                    "{group_ranks} in node group '{label}'.",
-                    node_rank=robot.node_rank,
-                    group_ranks=list(group_ranks),
-                    label=label,
-                ),
-                f"{robot.path}.node_rank",
-                Text(
-                    "Use one of the group's node ranks {group_ranks}, or add {node_rank} to the "
-                    "group's node_ranks.",
-                    group_ranks=format_ranks(group_ranks),
-                    node_rank=robot.node_rank,
-                ),
-            )
+def _duplicate_key(raw: Mapping) -> tuple | None:
+    """What RLinf compares to find repeated robot configs: their YAML dumps. A list or mapping
+    value dumps as an OmegaConf object with its position, so such configs never compare equal."""
+    if any(isinstance(v, Mapping | list | tuple) for v in raw.values()):
+        return None
+    return tuple(sorted((str(k), type(v).__name__, repr(v)) for k, v in raw.items()))
 
 
-def _check_robot_uniqueness(groups: list[NodeGroupSpec]) -> None:
+def _check_robots(groups: list[NodeGroupSpec]) -> None:
+    """RLinf's pass over every group's robots in config order, once all node ranks are parsed:
+    each robot's node within its group, and no (node, type) in two groups."""
     owner: dict[tuple[int, str], str] = {}
     for group in groups:
         for robot in group.robots:
+            if robot.node_rank not in group.node_ranks:
+                raise _fail(
+                    Text(
+                        "node_rank {node_rank} in hardware config must be within node_ranks "
+                        "{group_ranks} in node group '{label}'.",
+                        node_rank=robot.node_rank,
+                        group_ranks=list(group.node_ranks),
+                        label=group.label,
+                    ),
+                    f"{robot.path}.node_rank",
+                    Text(
+                        "Use one of the group's node ranks {group_ranks}, or add {node_rank} to "
+                        "the group's node_ranks.",
+                        group_ranks=format_ranks(group.node_ranks),
+                        node_rank=robot.node_rank,
+                    ),
+                )
             key = (robot.node_rank, robot.hardware_type)
             if owner.setdefault(key, group.label) != group.label:
                 raise _fail(

@@ -309,7 +309,6 @@ def packed_placement(
     """
     check_packed(start, end, per_process, stride)
     count = end - start + 1
-    range(0, per_process * stride, stride)  # RLinf's range() refuses a float size here
     if end >= group.count:
         raise StrategyError(
             Text(
@@ -328,7 +327,8 @@ def packed_placement(
             )
         )
     res_node, res_local = group.resource_node, group.resource_local
-    used = [False] * (count + per_process * stride)  # index h - start
+    # index h - start; a float size passes RLinf's checks and then stops range() below
+    used = [False] * (count + int(per_process * stride))
     first_free = 0
     all_gpus = _AllGpus(topo.gpus)
     rows: list[ProcessPlacement] = []

@@ -11,6 +11,9 @@ from __future__ import annotations
 JOB_LABEL = "rlark.io/job"
 TASK_LABEL = "rlark.io/task"
 INDEX_LABEL = "rlark.io/worker-index"
+#: The run (the Job object's uid) a Worker pod belongs to, when the platform labels it; pods
+#: are otherwise matched to their run through their ownerReferences.
+RUN_LABEL = "rlark.io/run"
 #: RLinf's node rank: an environment variable on every Worker and a label on its Ray node.
 RANK_ENV = "RLINF_NODE_RANK"
 RANK_LABEL = "rlinf.io/node-rank"

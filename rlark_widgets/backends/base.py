@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -66,11 +67,17 @@ class Expectations:
     checkpoint_dir: str | None = None
     save_interval: int | None = None
     max_steps: int | None = None
+    resume_dir: str | None = None  # runner.resume_dir: the checkpoint a run resumes from
     extra: dict[str, str] = field(default_factory=dict)
 
 
+#: ``runner.resume_dir=PATH`` on the run script's RLinf command line (a Hydra override).
+RESUME_OVERRIDE = re.compile(r"runner\.resume_dir=(\S+)")
+
+
 def expectations(job: Job) -> Expectations:
-    """Read what the monitor expects from the Job the planner annotated (or count Workers)."""
+    """Read what the monitor expects from the Job the planner annotated (or count Workers);
+    the resumed checkpoint from the ``rlark.io/resume-dir`` annotation or the run script."""
     notes = job.annotations
 
     def number(key: str) -> int | None:
@@ -82,7 +89,14 @@ def expectations(job: Job) -> Expectations:
         checkpoint_dir=notes.get("rlark.io/checkpoint-dir"),
         save_interval=number("save-interval"),
         max_steps=number("max-steps"),
+        resume_dir=notes.get("rlark.io/resume-dir") or _resume_override(job.run_script),
     )
+
+
+def _resume_override(script: str) -> str | None:
+    found = RESUME_OVERRIDE.findall(script or "")
+    value = found[-1].strip("'\"") if found else None  # Hydra keeps the last override
+    return value if value and value not in ("null", "auto") else None
 
 
 class Backend(Protocol):

@@ -243,9 +243,14 @@ def run_status(args: argparse.Namespace) -> int:
                 continue
             result = diagnose(snap)
             if args.json:
+                data = snap.to_dict()
                 print(
                     json.dumps(
-                        {"snapshot": snap.to_dict(), "diagnosis": result.to_dict(args.lang)},
+                        {
+                            "run": data["run"],
+                            "snapshot": data,
+                            "diagnosis": result.to_dict(args.lang),
+                        },
                         indent=2,
                         default=str,
                     )

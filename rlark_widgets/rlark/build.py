@@ -230,6 +230,7 @@ def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
         "checkpoint-dir": checkpoint_dir(plan, name, settings.output_mount),
         "save-interval": config.get("runner.save_interval"),
         "max-steps": step_budget(plan),
+        "resume-dir": resume if (resume := config.get("runner.resume_dir")) != "auto" else None,
     }
     for key, value in expectations.items():
         if value is not None:

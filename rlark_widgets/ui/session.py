@@ -619,11 +619,14 @@ class Session(HasTraits):
             if not self.submitted:
                 return
             snap = self.backend().snapshot(self.submitted)
+            # A different run (submitted again elsewhere) starts its charts afresh.
+            before = self.snapshot.run if self.snapshot is not None else None
+            history = [] if before is not None and snap.run != before else self.history
             # One notification once all three are set: views observing ``snapshot`` draw the
             # banner and charts from the same refresh (they had drawn the previous one's).
             with self.hold_trait_notifications():
                 self.snapshot, self.diagnosis = snap, diagnose(snap)
-                self.history = extend(self.history, snap)
+                self.history = extend(history, snap)
 
         return self._guard(action, Text("Refresh"))
 

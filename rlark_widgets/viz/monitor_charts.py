@@ -13,17 +13,26 @@ from ..monitor.history import HistoryPoint
 from ..monitor.snapshot import JobSnapshot
 from .palette import NEUTRAL, STATE_COLOURS, transparent_layout
 
-WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Unknown")
+WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Stopped", "Unknown")
 SINCE_SUBMIT = Text("seconds since submit")
 
 
-def worker_status_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
-    """Stacked Worker counts per state over time, one panel per role."""
+def run_start(snapshot: JobSnapshot | None, submitted_at: float | None = None) -> float | None:
+    """Where the charts' time axis starts: this run's start, else when the app submitted it."""
+    run = snapshot.run if snapshot is not None else None
+    return run.started if run is not None and run.started is not None else submitted_at
+
+
+def worker_status_figure(
+    history: list[HistoryPoint], lang: str = "en", start: float | None = None
+) -> go.Figure:
+    """Stacked Worker counts per state over time, one panel per role; ``start``: the run's
+    start (default: the first refresh)."""
     roles = list(dict.fromkeys(role for point in history for role, _, _ in point.phases)) or [
         Text("(none)").render(lang)
     ]
     figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=roles)
-    start = history[0].time if history else 0.0
+    start = start if start is not None else history[0].time if history else 0.0
     for col, role in enumerate(roles, start=1):
         for state in WORKER_STATES:
             counts = [point.workers(role, state) for point in history]
@@ -49,9 +58,11 @@ def worker_status_figure(history: list[HistoryPoint], lang: str = "en") -> go.Fi
     return figure
 
 
-def members_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
-    """Ray members alive against the expected count (cluster.num_nodes)."""
-    start = history[0].time if history else 0.0
+def members_figure(
+    history: list[HistoryPoint], lang: str = "en", start: float | None = None
+) -> go.Figure:
+    """Ray members alive against the expected count (cluster.num_nodes), from ``start``."""
+    start = start if start is not None else history[0].time if history else 0.0
     x = [s.time - start for s in history]
     figure = go.Figure(
         [
@@ -96,8 +107,10 @@ def cadence_lines(interval: int, top: int) -> list[dict]:
 def checkpoint_figure(
     snapshot: JobSnapshot, submitted_at: float | None = None, lang: str = "en"
 ) -> go.Figure:
-    """Steps and checkpoints over wall time, against the expected save cadence."""
-    start = submitted_at if submitted_at is not None else snapshot.time
+    """This run's steps and checkpoints over wall time since its start, against the expected
+    save cadence (an earlier run's checkpoints are not drawn)."""
+    start = run_start(snapshot, submitted_at)
+    start = start if start is not None else snapshot.time
     points = sorted((c.time or snapshot.time, c.step) for c in snapshot.checkpoints)
     figure = go.Figure(
         go.Scatter(

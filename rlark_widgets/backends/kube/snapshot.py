@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from ...contract import JOB_LABEL
 from ...i18n import Text
+from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import (
     CHECKPOINTS,
     EVENTS,
@@ -25,6 +26,7 @@ from ...monitor.snapshot import (
     PODS,
     RUNNING,
     JobSnapshot,
+    RunInfo,
     WorkerSnapshot,
 )
 from ...rlark.job import MAIN_CONTAINER, Job
@@ -33,7 +35,7 @@ from ..checkpoints import local_checkpoints, local_directory
 from ..ray_members import members_from_dashboard
 from .api import Action, KubeApi, KubeApiError
 from .checkpoints import ExecFailed, exec_checkpoints
-from .workers import join_members, workers_from
+from .workers import epoch, join_members, workers_from
 
 DASHBOARD_PORT = 8265
 PROXY_PATH = "/api/v1/namespaces/{namespace}/pods/{name}/proxy/api/v0/nodes"
@@ -89,6 +91,13 @@ def _tasks(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     return list(tasks) if isinstance(tasks, list) else None
 
 
+def run_of(obj: dict[str, Any]) -> RunInfo | None:
+    """The run a Job object is: its uid and creation time (None when the server gave no uid)."""
+    metadata = obj.get("metadata") or {}
+    uid = metadata.get("uid")
+    return RunInfo(uid, epoch(metadata.get("creationTimestamp"))) if uid else None
+
+
 def _head(job: Job | None, workers: list[WorkerSnapshot]) -> WorkerSnapshot | None:
     role = job.header.name if job is not None and job.header is not None else None
     return next(
@@ -119,12 +128,13 @@ class SnapshotReader:
             snap.exists = False
             return snap
         job = self._job(obj, snap)
+        snap.run = run_of(obj)
         snap.phase = (obj.get("status") or {}).get("phase")
         snap.tasks = _tasks(obj)
         snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers = workers_from(pods or [], events or [])
+        snap.workers, snap.others = workers_from(pods or [], events or [], snap.run)
         head = _head(job, snap.workers)
         if head is not None:
             head.head = True
@@ -172,8 +182,11 @@ class SnapshotReader:
         return job
 
     def workers(self, name: str) -> list[WorkerSnapshot]:
-        """The Job's Workers from one pod list by label (without their events)."""
-        return workers_from(self._pods(name), [])
+        """This run's Workers (without their events): pods of an earlier run or being deleted
+        are left out, so their logs are never taken for this run's."""
+        obj = read_job(self.api, self.namespace, name)
+        run = run_of(obj) if obj is not None else None
+        return workers_from(self._pods(name), [], run)[0]
 
     def _pods(self, name: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(
@@ -269,6 +282,11 @@ class SnapshotReader:
                 CHECKPOINTS, Text("the head Worker is not running") if listed else _HEAD_UNKNOWN
             )
             return
+        started = snap.run.started if snap.run else None
+        resumed = expectations(job).resume_dir
+        snap.checkpoints, snap.earlier_checkpoints = split_checkpoints(
+            snap.checkpoints, started, resumed
+        )
         latest = snap.latest_checkpoint
-        if latest is not None:
+        if latest is not None and not latest.resumed:  # a resumed one is no step of this run
             snap.progress.last_step, snap.progress.last_step_time = latest.step, latest.time

@@ -31,8 +31,14 @@ import yaml
 
 from ...contract import RANK_LABEL
 from ...i18n import Listing, Text
+from ...monitor.snapshot import Verdict
 
 TAG = "[rehearsal]"
+PASSED = "REHEARSAL PASSED"
+FAILED = "REHEARSAL FAILED"
+PLACEMENT = "placement verified"
+#: A line the rehearsal printed: its tag, seconds since it started, the message.
+SAID = re.compile(r"^\[rehearsal\]\s+[\d.]+s\s+(.*)$")
 #: Placement actors alive at once (each is a Ray worker process of ~0.1 GiB).
 PLACEMENT_BATCH = 8
 STEP_DIR = re.compile(r"global_step_(\d+)$")
@@ -93,7 +99,7 @@ class Rehearsal:
         self.save_config()
         self.run_steps(ray, probes, first)
         self.report["status"] = "passed"
-        say("REHEARSAL PASSED: the layout matches the plan. Nothing was trained.")
+        say(f"{PASSED}: the layout matches the plan. Nothing was trained.")
 
     # --- 1. members ---------------------------------------------------------------------------
     def wait_for_members(self, ray) -> list[dict[str, Any]]:
@@ -233,7 +239,7 @@ class Rehearsal:
                 f"{line['component']} rank {line['rank']}: node rank {line['node_rank']}, "
                 f"GPUs {line['gpus']} (as planned)"
             )
-        say(f"placement verified: {len(results)} processes on {len(nodes)} nodes as planned")
+        say(f"{PLACEMENT}: {len(results)} processes on {len(nodes)} nodes as planned")
 
     @staticmethod
     def _compare(
@@ -438,6 +444,16 @@ def _tensorboard(directory: Path):
     return write
 
 
+def verdict(lines: list[str]) -> Verdict | None:
+    """The rehearsal's verdict from its run log (None while it has not given one)."""
+    said = [m[1] for m in map(SAID.match, lines) if m]
+    final = next((line for line in reversed(said) if line.startswith((PASSED, FAILED))), None)
+    if final is None:
+        return None
+    placement = next((line for line in said if line.startswith(PLACEMENT)), None)
+    return Verdict(final.startswith(PASSED), final, placement)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m rlark_widgets.backends.local.rehearsal PLAN.json", file=sys.stderr)
@@ -449,7 +465,7 @@ def main(argv: list[str]) -> int:
         rehearsal.run()
     except RehearsalFailure as exc:
         rehearsal.report.update(status="failed", message=str(exc))
-        say(f"REHEARSAL FAILED: {exc}")
+        say(f"{FAILED}: {exc}")
         code = 1
     Path(plan["report"]).write_text(json.dumps(rehearsal.report, indent=1), encoding="utf-8")
     return code

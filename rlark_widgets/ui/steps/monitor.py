@@ -11,7 +11,12 @@ import ipywidgets as w
 from ...i18n import Text, render
 from ...monitor.history import HistoryPoint
 from ...monitor.summary import summary_lines
-from ...viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
+from ...viz.monitor_charts import (
+    checkpoint_figure,
+    members_figure,
+    run_start,
+    worker_status_figure,
+)
 from ..figures import LazyFigure
 from ..html import CSS, banner, esc
 from ..labels import Labels
@@ -96,8 +101,9 @@ class MonitorStep:
             + ("<div class='rlk'><pre>" + esc("\n".join(lines[:-1])) + "</pre></div>")
         )
         history = s.history or [HistoryPoint.of(snap)]
-        self.members.show(members_figure(history, lang))
-        self.workers.show(worker_status_figure(history, lang))
+        start = run_start(snap, s.submitted_at)
+        self.members.show(members_figure(history, lang, start))
+        self.workers.show(worker_status_figure(history, lang, start))
         self.checkpoints.show(checkpoint_figure(snap, s.submitted_at, lang))
         options = [w_.key for w_ in snap.workers]
         if options != list(self.worker_choice.options):

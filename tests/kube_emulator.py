@@ -651,7 +651,8 @@ class Cluster:
         (local / "actor" if actor else local).mkdir(parents=True, exist_ok=True)
         if age is not None:
             then = time.time() - age
-            os.utime(local, (then, then))
+            for item in [*local.rglob("*"), local]:
+                os.utime(item, (then, then))
         return local
 
     def earlier_pod(self, job: str, task: str, index: int, rank: int, terminating: bool) -> str:

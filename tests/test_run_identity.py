@@ -260,11 +260,9 @@ def local_job(tmp_path: Path, name: str = "again") -> tuple[LocalBackend, JobDir
 def test_a_local_run_counts_only_its_own_checkpoints_and_says_which_run(tmp_path: Path) -> None:
     backend, where, plan = local_job(tmp_path)
     root = Path(plan["paths"]["checkpoints"]["local"])
-    for step, age in ((6, HOUR), (2, 0.0)):
+    for step in (6, 2):
         (root / f"global_step_{step}" / "actor").mkdir(parents=True)
-        if age:
-            then = time.time() - age
-            os.utime(root / f"global_step_{step}", (then, then))
+    age_tree(root / "global_step_6", HOUR)
     snap = backend.snapshot("again")
     spec = where.read("spec.json")
     assert snap.run == RunInfo(spec["run_id"], spec["submitted"])
@@ -286,3 +284,30 @@ def test_local_workers_of_a_stopped_run_are_stopped_not_succeeded(tmp_path: Path
     assert SUCCEEDED not in {w.phase for w in snap.workers}
     assert str(snap.workers[1].message) == "never started: the Job was stopped first"
     assert not diagnose(snap).ok
+
+
+def age_tree(path: Path, seconds: float) -> None:
+    """Make ``path`` and everything under it look written ``seconds`` ago."""
+    then = time.time() - seconds
+    for item in [*path.rglob("*"), path]:
+        os.utime(item, (then, then))
+
+
+def test_a_step_saved_again_into_an_earlier_runs_directory_is_this_runs(kube: Cluster) -> None:
+    """RLinf (and the rehearsal) overwrite a step's files in place: the directories keep the
+    earlier run's times, the files get this run's, so the newest of them dates the checkpoint."""
+    running(kube)
+    kube.ray("demo")
+    old = kube.checkpoint(CHECKPOINTS, 10)
+    (old / "actor" / "shard.pt").write_text("earlier run")
+    kube.checkpoint(CHECKPOINTS, 20)
+    age_tree(old, HOUR)
+    age_tree(old.parent / "global_step_20", HOUR)
+    for reader in (kube.backend(), kube.backend(checkpoint_root=None)):  # mount, exec
+        snap = reader.snapshot("demo")
+        assert snap.checkpoints == [] and [c.step for c in snap.earlier_checkpoints] == [10, 20]
+    (old / "actor" / "shard.pt").write_text("this run")  # saved again, in place
+    for reader in (kube.backend(), kube.backend(checkpoint_root=None)):
+        snap = reader.snapshot("demo")
+        assert [c.step for c in snap.checkpoints] == [10]
+        assert [c.step for c in snap.earlier_checkpoints] == [20]

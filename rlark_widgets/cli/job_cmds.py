@@ -13,6 +13,7 @@ from ..backends.base import blocking as backend_blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
+from ..monitor.logs import RUN_LOG, clean_log
 from ..monitor.summary import summary_lines
 from ..rlark.check import check_job
 from ..rlark.record import RecordError, snapshot_record
@@ -87,13 +88,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     logs = commands.add_parser(
         "logs",
-        help="a Worker's log (default: the Header's)",
-        description="Print the tail of one Worker's log.",
+        help="a Worker's log (default: the Header's), or the run script's (--run)",
+        description="Print the tail of one of this run's Worker logs, or of the run script's "
+        "output (--run), without terminal escapes and with secrets redacted.",
     )
     _name_and_backend(logs)
     which = logs.add_mutually_exclusive_group()
     which.add_argument("--worker", metavar="ROLE/INDEX", help="e.g. header/0 or franka/1")
     which.add_argument("--rank", type=int, metavar="R", help="the Worker with RLINF_NODE_RANK R")
+    which.add_argument(
+        "--run",
+        action="store_true",
+        dest="run_log",
+        help="the run script's output (on the Header's Worker; for the rehearsal, its verdict)",
+    )
     logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
     logs.set_defaults(run=run_logs)
 
@@ -279,7 +287,9 @@ def run_logs(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
         worker = args.worker or "header/0"
-        if args.rank is not None:
+        if args.run_log:
+            worker = RUN_LOG
+        elif args.rank is not None:
             snap = backend.snapshot(args.name)
             match = next((w for w in snap.workers if w.rank == args.rank), None)
             if match is None:
@@ -295,7 +305,7 @@ def run_logs(args: argparse.Namespace) -> int:
             job = backend.job(args.name)
             header = job.header if job else None
             worker = f"{header.name}/0" if header else worker
-        print(backend.logs(args.name, worker, tail=args.tail), end="")
+        print(clean_log(backend.logs(args.name, worker, tail=args.tail)), end="")
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK

@@ -29,6 +29,7 @@ from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.history import extend
+from ..monitor.logs import clean_log
 from ..rlark.build import JobSettings, build_job, reseed_prepare
 from ..rlark.check import check_job
 from ..rlark.inventory import InventoryError, load_inventory
@@ -660,6 +661,7 @@ class Session(HasTraits):
     def logs(self, worker: str, tail: int = 200) -> str:
         out: list[str] = []
         self._guard(
-            lambda: out.append(redact(self.backend().logs(self.submitted, worker, tail))), "Logs"
+            lambda: out.append(clean_log(self.backend().logs(self.submitted, worker, tail))),
+            Text("Logs"),
         )
         return out[0] if out else ""

@@ -29,6 +29,7 @@ from kubernetes import client
 
 from ...findings import Finding, has_errors
 from ...i18n import Text
+from ...monitor.logs import RUN_LOG
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
@@ -253,8 +254,13 @@ class KubernetesBackend:
         return self.reader.read(name)
 
     def logs(self, name: str, worker: str, tail: int = 200) -> str:
-        """Log tail of one Worker, named by its key (``role/index``) or its pod name."""
+        """Log tail of one of this run's Workers, named by its key (``role/index``) or its pod
+        name; ``run`` is the run script's output, which is the Header Worker's log."""
         workers = self.reader.workers(name)
+        if worker == RUN_LOG:
+            job = self.job(name)
+            header = job.header.name if job is not None and job.header is not None else None
+            worker = next((w.key for w in workers if w.role == header and w.index == 0), worker)
         found = next((w for w in workers if worker in (w.key, w.name)), None)
         if found is None:
             known = ", ".join(w.key for w in workers)

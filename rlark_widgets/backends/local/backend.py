@@ -32,6 +32,7 @@ import psutil
 
 from ...findings import Finding, Severity
 from ...i18n import Text
+from ...monitor.logs import RUN_LOG
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
 from ...rlark.job import Job
@@ -168,7 +169,7 @@ class LocalBackend:
     def logs(self, name: str, worker: str, tail: int = 200) -> str:
         """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's."""
         where, spec = self._existing(name)
-        if worker == "run":
+        if worker == RUN_LOG:
             lines = tail_lines(Path(spec.run.log), tail)
             return "\n".join([f"[rlark-local] {spec.run.banner}", *lines])
         if worker == "supervisor":

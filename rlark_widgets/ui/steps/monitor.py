@@ -10,6 +10,7 @@ import ipywidgets as w
 
 from ...i18n import Text, render
 from ...monitor.history import HistoryPoint
+from ...monitor.logs import RUN_LOG
 from ...monitor.summary import summary_lines
 from ...viz.monitor_charts import (
     checkpoint_figure,
@@ -18,7 +19,7 @@ from ...viz.monitor_charts import (
     worker_status_figure,
 )
 from ..figures import LazyFigure
-from ..html import CSS, banner, esc
+from ..html import CSS, banner, esc, log_html
 from ..labels import Labels
 from ..session import Session
 
@@ -45,9 +46,9 @@ class MonitorStep:
         self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
         self.worker_choice = t(
             w.Dropdown(options=[], style={"description_width": "80px"}),
-            description=Text("Worker log"),
+            description=Text("Log"),
         )
-        self.log = w.Textarea(layout=w.Layout(width="100%", height="220px"), disabled=True)
+        self.log = w.HTML(layout=w.Layout(width="100%"))
         self.record = w.HTML()
         self.record_data: str | None = None  # the prepared record (base64); "": no Job; None: none
         record_button = t(w.Button(icon="archive"), description=Text("Prepare run record"))
@@ -62,6 +63,7 @@ class MonitorStep:
             ["revision", "acknowledged", "busy", "status", "backend_name", "lang"],
         )
         session.observe(lambda _: self.render_monitor(), ["snapshot", "lang"])
+        session.observe(lambda _: self.show_log(), ["snapshot"])  # follow new lines
         session.observe(lambda _: self.render_record(), ["lang"])
         self.widget = w.VBox(
             [
@@ -105,14 +107,18 @@ class MonitorStep:
         self.members.show(members_figure(history, lang, start))
         self.workers.show(worker_status_figure(history, lang, start))
         self.checkpoints.show(checkpoint_figure(snap, s.submitted_at, lang))
-        options = [w_.key for w_ in snap.workers]
+        run = Text("Run script (on the Header's Worker)").render(lang)
+        options = [(run, RUN_LOG), *((w_.key, w_.key) for w_ in snap.workers)]
         if options != list(self.worker_choice.options):
+            chosen = self.worker_choice.value
+            values = [value for _, value in options]
             self.worker_choice.options = options
-            self.worker_choice.value = options[0] if options else None
+            self.worker_choice.value = chosen if chosen in values else RUN_LOG
 
     def show_log(self) -> None:
-        if self.worker_choice.value:
-            self.log.value = self.s.logs(self.worker_choice.value)
+        """The chosen log, read again at each refresh so the box follows new lines."""
+        chosen = self.worker_choice.value
+        self.log.value = log_html(self.s.logs(chosen)) if chosen and self.s.submitted else ""
 
     def prepare_record(self) -> None:
         path = self.s.record_zip(Path(tempfile.mkdtemp(prefix="rlark-record-")) / "run-record.zip")

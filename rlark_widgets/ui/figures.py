@@ -98,3 +98,8 @@ class LazyFigure:
             return
         self.widget = _figure_widget(figure)
         self.box.children = [w.HTML(THEME_TEXT), self.widget]
+
+    def clear(self) -> None:
+        """No figure (a new config: the previous one's charts must not stay on the page)."""
+        self.widget = None
+        self.box.children = []

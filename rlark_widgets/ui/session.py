@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import shlex
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_languag
 from ..monitor.diagnosis import diagnose
 from ..monitor.history import extend
 from ..monitor.logs import clean_log
+from ..monitor.snapshot import RUNNING, JobSnapshot
 from ..rlark.build import JobSettings, build_job, reseed_prepare
 from ..rlark.check import check_job
 from ..rlark.inventory import InventoryError, load_inventory
@@ -53,6 +55,11 @@ MOUNTS_FIX = Text(
     "One mount per line: NAME storage STORAGECLASS /container/path, or NAME hostPath "
     "/node/dir /container/path; add ro for read-only."
 )
+
+
+def _settled(snap: JobSnapshot) -> bool:
+    """The Job has ended and holds no running Worker: nothing more will change by itself."""
+    return snap.phase in ENDED and not any(w.phase == RUNNING for w in snap.workers)
 
 
 def finding_key(finding: Finding) -> str:
@@ -196,6 +203,7 @@ class Session(HasTraits):
     history = List()
     diagnosis = AnyTrait(None)
     submitted_at = AnyTrait(None)
+    delete_pending = Unicode("")  # what Delete would remove, while it waits for confirmation
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
     def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
@@ -298,8 +306,45 @@ class Session(HasTraits):
         return self._guard(action, Text("Upload"))
 
     def _set_config(self, config) -> None:
+        """A config replaces everything derived from the previous one: its Job's monitor state
+        (the Job itself keeps running, and the status says so), acknowledgements, and the
+        per-node GPU map typed for it (cleared, with a note)."""
+        notes = self._forget_previous()
         self.config = config
         self.replan()
+        if notes:
+            self._say("status", Listing(notes, " "))
+
+    def _forget_previous(self) -> list[Text]:
+        """Clear what the previous config left; the notes say what the user should know."""
+        notes: list[Text] = []
+        if self.submitted:
+            snap = self.snapshot
+            if snap is None or (snap.exists and not _settled(snap)):
+                notes.append(
+                    Text(
+                        "Job '{name}' of the previous config is no longer watched here; it keeps"
+                        " running until you stop it (rlark-migrate stop {name}).",
+                        name=self.submitted,
+                    )
+                )
+        self._stop_monitor.set()
+        with self.hold_trait_notifications():
+            self.submitted, self.submitted_at, self.delete_pending = "", None, ""
+            self.snapshot, self.diagnosis, self.history = None, None, []
+            self.acknowledged = []
+        if self.gpu_map_text.strip() and self.config is not None:
+            notes.append(
+                Text(
+                    "The per-node GPU map ({map}) was typed for the previous config and is"
+                    " cleared: every node now has {count} GPUs.",
+                    map=self.gpu_map_text.strip(),
+                    count=self.gpus_per_node,
+                )
+            )
+            self.gpu_map_text = ""
+        self._say("status", "")
+        return notes
 
     # --- cluster and plan --------------------------------------------------------------------------
     def gpu_layout(self) -> GpuLayout:
@@ -522,6 +567,20 @@ class Session(HasTraits):
             if f.severity is Severity.WARNING and finding_key(f) not in self.acknowledged
         ]
 
+    def can_stop(self) -> bool:
+        """Stop acts on a submitted Job that runs or still holds Workers."""
+        snap = self.snapshot
+        return (
+            bool(self.submitted)
+            and not self.busy
+            and (snap is None or (snap.exists and not _settled(snap)))
+        )
+
+    def can_delete(self) -> bool:
+        """Delete acts on a submitted Job that is still there."""
+        snap = self.snapshot
+        return bool(self.submitted) and not self.busy and (snap is None or snap.exists)
+
     def can_submit(self) -> bool:
         return (
             self.job is not None
@@ -540,6 +599,13 @@ class Session(HasTraits):
             Text("Record"),
         )
         return result[0] if result else None
+
+    def record_bytes(self) -> bytes | None:
+        """The run record as zip bytes, written in a directory removed at once (nothing is left
+        in the temp dir after the kernel exits); None when there is no Job or it failed."""
+        with tempfile.TemporaryDirectory(prefix="rlark-record-") as folder:
+            path = self.record_zip(Path(folder) / "run-record.zip")
+            return path.read_bytes() if path is not None else None
 
     # --- backend ----------------------------------------------------------------------------------------
     def backend(self):
@@ -632,31 +698,66 @@ class Session(HasTraits):
         return self._guard(action, Text("Refresh"))
 
     def start_monitor(self, interval: float = 3.0) -> None:
-        """Refresh in the background until the Job ends or is stopped."""
-        self._stop_monitor.clear()
+        """Refresh now, then in the background until the Job has ended and its Workers are
+        gone (a finished Job whose Workers still run keeps being watched). A new start ends
+        the loop before it."""
+        self._stop_monitor.set()
+        stop = self._stop_monitor = threading.Event()
 
         def loop() -> None:
-            while not self._stop_monitor.is_set():
+            while not stop.is_set():
                 self.refresh()
                 snap = self.snapshot
-                if snap is not None and (not snap.exists or snap.phase in ENDED):
+                if snap is None or not snap.exists or _settled(snap):
                     return
-                self._stop_monitor.wait(interval)
+                stop.wait(interval)
 
         self._monitor = threading.Thread(target=loop, name="rlark-monitor", daemon=True)
         self._monitor.start()
 
     def stop(self) -> bool:
+        """Stop the Job, then watch it at once until its Workers are gone."""
+        if not self.can_stop():
+            self._say("error", Text("Stop is disabled: no running Job was submitted from here."))
+            return False
         self._stop_monitor.set()
-        return self._guard(
+        done = self._guard(
             lambda: self._say("status", self.backend().stop(self.submitted)), Text("Stop")
         )
+        self.start_monitor()
+        return done
+
+    def request_delete(self) -> bool:
+        """The Delete button: name exactly what delete removes and wait for a confirmation."""
+        if not self.can_delete():
+            self._say("error", Text("Delete is disabled: no Job was submitted from here."))
+            return False
+
+        def action() -> None:
+            removes = self.backend().removes(self.submitted)
+            self._messages["delete_pending"] = Text(
+                "Delete removes {what} This cannot be undone.", what=removes
+            )
+            self.delete_pending = render(self._messages["delete_pending"], self.lang)
+
+        return self._guard(action, Text("Delete"))
+
+    def cancel_delete(self) -> None:
+        self._messages.pop("delete_pending", None)
+        self.delete_pending = ""
 
     def delete(self) -> bool:
+        """Delete, once confirmed (:meth:`request_delete` first); then watch it at once."""
+        if not self.delete_pending:
+            self.request_delete()
+            return False
+        self.cancel_delete()
         self._stop_monitor.set()
-        return self._guard(
+        done = self._guard(
             lambda: self._say("status", self.backend().delete(self.submitted)), Text("Delete")
         )
+        self.start_monitor()
+        return done
 
     def logs(self, worker: str, tail: int = 200) -> str:
         out: list[str] = []

@@ -69,6 +69,12 @@ def _differences(ours: Any, theirs: Any, path: str = "spec") -> Iterator[str]:
         yield path
 
 
+def _claims(job: Mapping[str, Any]) -> list[str]:
+    """The PVCs RLark creates from the Job's spec.storage."""
+    storage = (job.get("spec") or {}).get("storage") or []
+    return [entry["claimName"] for entry in storage if entry.get("claimName")]
+
+
 class KubernetesBackend:
     """RLark on Kubernetes: inventory, preflight, submit once, snapshot, logs, stop, delete."""
 
@@ -307,6 +313,24 @@ class KubernetesBackend:
             namespace=self.namespace,
         )
 
+    def removes(self, name: str) -> Text:
+        """What :meth:`delete` removes: the Job object and the PVCs of its spec.storage."""
+        current = read_job(self.api, self.namespace, name) or {}
+        claims = _claims(current)
+        if not claims:
+            return Text(
+                "Job '{name}' in namespace '{namespace}' (it has no storage of its own).",
+                name=name,
+                namespace=self.namespace,
+            )
+        return Text(
+            "Job '{name}' in namespace '{namespace}' and its storage {claims}: with a Delete"
+            " reclaim policy, the checkpoints and outputs on it go too.",
+            name=name,
+            namespace=self.namespace,
+            claims=", ".join(claims),
+        )
+
     def delete(self, name: str) -> Text:
         """Stop, then delete the PVCs RLark created from the Job's spec.storage."""
         current = read_job(self.api, self.namespace, name)
@@ -318,8 +342,7 @@ class KubernetesBackend:
                 namespace=self.namespace,
                 command=f"kubectl -n {self.namespace} get pvc",
             )
-        storage = (current.get("spec") or {}).get("storage") or []
-        claims = [entry["claimName"] for entry in storage if entry.get("claimName")]
+        claims = _claims(current)
         self._delete_job(name)
         for claim in claims:
             try:

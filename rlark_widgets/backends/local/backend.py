@@ -198,6 +198,15 @@ class LocalBackend:
             root=str(where.root),
         )
 
+    def removes(self, name: str) -> Text:
+        """What :meth:`delete` removes: the Job's directory, with every run's files in it."""
+        return Text(
+            "Job '{name}' and its directory {root}: the logs, outputs and checkpoints of every"
+            " run in it (hostPath sources outside it stay).",
+            name=name,
+            root=str(JobDir.of(self.workspace, name).root),
+        )
+
     def delete(self, name: str) -> Text:
         """Stop the Job, then remove its directory and Ray temp dirs (hostPath sources stay)."""
         where, spec = self._existing(name)

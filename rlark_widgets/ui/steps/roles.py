@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as w
 
 from ...i18n import Text, render
-from ...rlark.planner import TEMPLATE_TITLES
+from ...rlark.planner import TEMPLATE_TITLES, job_role_reasons
 from ...rlinf.ranks import format_ranks
 from ..html import CSS, banner, esc, sentences, table
 from ..labels import Labels
@@ -249,7 +249,8 @@ class RolesStep:
         )
         explanations = [render(e, lang) for e in plan.explanations]
         reasons = [
-            (r.name, sentences([render(why, lang) for why in r.why], lang)) for r in plan.roles
+            (name, sentences([render(why, lang) for why in whys], lang))
+            for name, whys in job_role_reasons(plan, job.roles)
         ]
         self.why.value = (
             CSS

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -180,3 +181,58 @@ def test_the_monitor_watches_a_finished_job_until_its_workers_are_gone(kube, kub
     s._monitor.join(timeout=10)
     assert not s._monitor.is_alive() and not s.snapshot.exists
     assert not s.can_stop() and not s.can_delete()
+
+
+# --- the whole journey on real Ray ------------------------------------------------------------
+def wait_until(s: Session, done, timeout: float = 300.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert s.refresh(), s.error
+        if done(s.snapshot):
+            return
+        time.sleep(1.0)
+    raise AssertionError(f"timed out; last: {s.diagnosis.sentence() if s.diagnosis else None}")
+
+
+@pytest.mark.slow
+def test_a_second_run_never_shows_the_first_runs_results(tmp_path: Path) -> None:
+    """Run to a checkpoint, Stop, Submit again, Stop within 30 s, Refresh: no OK banner, no old
+    checkpoint, charts from 0, no Worker Succeeded (the first run's results were all shown)."""
+    s = Session(workspace=tmp_path)
+    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0"}
+    app = App(s)
+    monitor = app.steps[5]
+    assert s.load_example("local_rehearsal_2node"), s.error
+    s.acknowledge([finding_key(f) for f in s.unacknowledged()])
+    try:
+        assert s.submit(wait=True), s.error
+        wait_until(s, lambda snap: bool(snap.checkpoints))
+        first = s.snapshot.run
+        assert s.stop(), s.error
+        s._monitor.join(timeout=60)
+        assert s.snapshot.checkpoints and s.diagnosis.ok  # it persisted its own checkpoint
+
+        assert s.submit(wait=True), s.error
+        time.sleep(5)
+        assert s.stop(), s.error
+        s._monitor.join(timeout=60)
+        assert s.refresh(), s.error
+        snap = s.snapshot
+        assert snap.run is not None and snap.run.id != first.id
+        assert snap.checkpoints == [] and snap.earlier_checkpoints  # kept on disk, not counted
+        assert not s.diagnosis.ok
+        assert s.diagnosis.title == "The rehearsal was stopped, no checkpoint."
+        assert "Succeeded" not in {w.phase for w in snap.workers}
+        summary = html.unescape(monitor.summary.value)
+        assert "OK " not in summary and "Checkpoints: none yet" in summary
+        assert "Previous run's checkpoints (not this run's): global_step_" in summary
+        members = monitor.members.widget.data[0]
+        assert min(members.x) >= 0  # charts start at this run's start
+        assert all(x >= 0 for trace in monitor.checkpoints.widget.data for x in trace.x)
+        assert len(monitor.checkpoints.widget.data[0].x) == 0  # no old checkpoint drawn
+    finally:
+        if s.submitted and s.can_stop():
+            s.stop()
+        if s._monitor is not None:
+            s._stop_monitor.set()
+            s._monitor.join(timeout=60)

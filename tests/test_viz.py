@@ -238,7 +238,7 @@ def test_flow_in_chinese() -> None:
     figure = flow_figure(report.expansion, [(r.name, r.replicas) for r in plan.roles], lang="zh")
     sankey = figure.data[0]
     assert {"env", "节点组：franka", "角色：header", "角色：franka"} <= set(sankey.node.label)
-    assert sankey.link.hovertemplate == "%{value} 个进程<extra></extra>"
+    assert sankey.link.hovertemplate == "%{value:,.0f} 个进程<extra></extra>"  # whole numbers
     assert figure.layout.title.text == "组件 → 节点组 → 角色（进程数）"
     assert_rendered(figure)
 

@@ -25,7 +25,7 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 from ..findings import Finding, Severity
 from ..i18n import Text
 from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, check_aliases, input_limit_bytes
-from .errors import ConfigLoadError
+from .errors import ConfigLoadError, MissingVariableError
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
 
@@ -335,7 +335,7 @@ def _composition_error(exc: Exception, file: Path, overrides: Sequence[str]) -> 
     )
 
 
-def _missing_variable(name: str, file: Path) -> ConfigLoadError:
+def _missing_variable(name: str, file: Path) -> MissingVariableError:
     guess = _guess_variable(name, file)
     if guess:
         fix = Text(
@@ -351,7 +351,7 @@ def _missing_variable(name: str, file: Path) -> ConfigLoadError:
             "or export {name}=DIR.",
             name=name,
         )
-    return ConfigLoadError(
+    return MissingVariableError(
         Text(
             "The config's hydra.searchpath uses {expression}, but the environment variable "
             "{name} is not set.",
@@ -360,6 +360,8 @@ def _missing_variable(name: str, file: Path) -> ConfigLoadError:
         ),
         "hydra.searchpath",
         fix,
+        name,
+        guess,
     )
 
 

@@ -68,7 +68,10 @@ def findings_html(
     lang: str = "en",
 ) -> str:
     """Findings of ``severities`` with their field and fix, in ``lang``."""
-    chosen = [f for f in findings if f.severity in severities]
+    order = list(Severity)  # errors, then warnings, then infos
+    chosen = sorted(
+        (f for f in findings if f.severity in severities), key=lambda f: order.index(f.severity)
+    )
     if not chosen:
         return f"<div class='rlk'><i>{esc(Text('No findings.').render(lang))}</i></div>"
     return "<div class='rlk'>" + "".join(_finding_html(f, lang) for f in chosen) + "</div>"

@@ -41,6 +41,7 @@ from ..rlark.record import build_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import render_job_yaml
 from ..rlinf import GpuLayout, RLinfConfigError, inspect_config, load_config, load_text
+from ..rlinf.errors import ConfigLoadError, MissingVariableError
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +156,19 @@ def reseed(mounts: list[Mount], old: list[Mount], new: list[Mount]) -> list[Moun
     """
     seeded = {m.name for m in [*old, *new]}
     return [*(replace(m) for m in new), *(m for m in mounts if m.name not in seeded)]
+
+
+def _search_path_fix(exc: MissingVariableError) -> Text:
+    if exc.guess:
+        return Text(
+            "Add the line {name}=DIR to the Search paths box and import again. This file sits in"
+            " an RLinf checkout, so {name}={guess} is likely right.",
+            name=exc.variable,
+            guess=exc.guess,
+        )
+    return Text(
+        "Add the line {name}=DIR to the Search paths box and import again.", name=exc.variable
+    )
 
 
 def _problem(exc: Exception) -> tuple[Text | str, Text | str]:
@@ -290,12 +304,15 @@ class Session(HasTraits):
         """Import a config file (composed with Hydra from its directory, as RLinf does)."""
         path = path if path is not None else self.config_path
         self.config_path = path
-        return self._guard(
-            lambda: self._set_config(
-                load_config(Path(path).expanduser(), self._overrides(), self._env())
-            ),
-            Text("Import"),
-        )
+
+        def action() -> None:
+            try:
+                config = load_config(Path(path).expanduser(), self._overrides(), self._env())
+            except MissingVariableError as exc:  # the fix speaks of the app's box, not the CLI
+                raise ConfigLoadError(exc.text, exc.path, _search_path_fix(exc)) from None
+            self._set_config(config)
+
+        return self._guard(action, Text("Import"))
 
     def load_upload(self, name: str, content: bytes) -> bool:
         """Import an uploaded file (read on its own: its config directory is not available)."""

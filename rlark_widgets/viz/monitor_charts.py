@@ -54,7 +54,7 @@ def worker_status_figure(
     figure.update_layout(
         **transparent_layout(title=Text("Workers per role").render(lang), height=260)
     )
-    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang), rangemode="tozero")
     return figure
 
 
@@ -84,7 +84,7 @@ def members_figure(
     figure.update_layout(
         **transparent_layout(title=Text("Ray members: alive vs expected").render(lang), height=260)
     )
-    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang), rangemode="tozero")
     figure.update_yaxes(rangemode="tozero", dtick=1)
     return figure
 
@@ -149,14 +149,19 @@ def checkpoint_figure(
             yshift=8,
         )
     if progress.max_steps:
-        figure.add_hline(
+        figure.add_hline(  # its label at the left: the latest step's dot is at the right
             y=progress.max_steps,
             line=dict(color=NEUTRAL),
             annotation_text=Text("max steps").render(lang),
+            annotation_position="top left",
         )
     figure.update_layout(
         **transparent_layout(title=Text("Checkpoint progress").render(lang), height=280)
     )
-    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    # from the run's start to now, like its sibling charts (not just around the last points)
+    xs = [x for trace in figure.data for x in (trace.x or ())]
+    figure.update_xaxes(
+        title_text=SINCE_SUBMIT.render(lang), range=[0, max([snapshot.time - start, *xs, 1.0])]
+    )
     figure.update_yaxes(title_text=Text("step").render(lang), rangemode="tozero")
     return figure

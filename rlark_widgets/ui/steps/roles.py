@@ -78,7 +78,13 @@ class RolesStep:
             description=Text("Workers"),
         )
         gpus = t(
-            w.BoundedIntText(value=role.gpus, min=0, max=64, layout=w.Layout(width="170px")),
+            w.BoundedIntText(
+                value=role.gpus,
+                min=0,
+                max=64,
+                style={"description_width": "95px"},  # "GPUs/Worker" whole, in both languages
+                layout=w.Layout(width="190px"),
+            ),
             description=Text("GPUs/Worker"),
         )
         selector = t(

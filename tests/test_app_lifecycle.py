@@ -74,12 +74,12 @@ def test_a_running_job_of_the_previous_config_is_named_as_still_running(tmp_path
     (tmp_path / "again" / "stop.json").unlink()  # not stopped: its supervisor "exited early"
     assert s.refresh() and s.snapshot.phase not in ("Stopped", "Succeeded")
     assert s.load_example("maniskill_sac_mlp_async_decoupled"), s.error
-    assert s.status == (
+    assert s.notice == (
         "Job 'again' of the previous config is no longer watched here; it keeps running until"
         " you stop it (rlark-migrate stop again)."
     )
     s.set_language("zh")
-    assert s.status.startswith("上一个配置的 Job 'again' 不再在此处监控")
+    assert s.notice.startswith("上一个配置的 Job 'again' 不再在此处监控")
 
 
 def test_a_gpu_map_typed_for_one_config_is_cleared_with_a_note_for_the_next() -> None:
@@ -90,7 +90,7 @@ def test_a_gpu_map_typed_for_one_config_is_cleared_with_a_note_for_the_next() ->
     assert s.load_example("maniskill_sac_mlp_async_decoupled"), s.error
     assert s.gpu_map_text == ""
     assert not s.report.expansion.layout.per_node
-    assert s.status == (
+    assert s.notice == (
         "The per-node GPU map (0:4) was typed for the previous config and is cleared: every node"
         " now has 8 GPUs."
     )

@@ -211,6 +211,7 @@ class Session(HasTraits):
     findings = List()
     error = Unicode("")  # in ``lang``
     status = Unicode("")  # in ``lang``
+    notice = Unicode("")  # in ``lang``: what loading a config cleared or left running
     busy = Bool(False)
     submitted = Unicode("")
     snapshot = AnyTrait(None)
@@ -329,8 +330,7 @@ class Session(HasTraits):
         notes = self._forget_previous()
         self.config = config
         self.replan()
-        if notes:
-            self._say("status", Listing(notes, " "))
+        self._say("notice", Listing(notes, " ") if notes else "")
 
     def _forget_previous(self) -> list[Text]:
         """Clear what the previous config left; the notes say what the user should know."""

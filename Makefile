@@ -21,11 +21,14 @@ app: $(STAMP)
 	@echo "rlark-widgets app: open http://127.0.0.1:$(PORT)/"
 	$(BIN)/voila notebooks/app.ipynb --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
 
-# The fuzz tests run apart, under an address-space limit: a runaway input fails its test, not
-# the machine.
+# lint-imports keeps the layers of pyproject.toml's [tool.importlinter]; mypy checks every
+# signature. The fuzz tests run apart, under an address-space limit: a runaway input fails its
+# test, not the machine.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --ignore=tests/test_fuzz.py
 	ulimit -v 8000000 && $(BIN)/python -m pytest tests/test_fuzz.py
 

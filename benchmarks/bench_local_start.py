@@ -30,7 +30,6 @@ from rlark_widgets.backends.local.backend import LocalBackend  # noqa: E402
 from rlark_widgets.backends.local.layout import JobDir  # noqa: E402
 from rlark_widgets.backends.local.procs import (  # noqa: E402
     ProcessRef,
-    memory_mib,
     session_processes,
 )
 from rlark_widgets.backends.local.ray_nodes import (  # noqa: E402
@@ -43,6 +42,16 @@ from rlark_widgets.backends.local.ray_nodes import (  # noqa: E402
     ray_start_argv,
 )
 from rlark_widgets.rlark.job import Job, Role  # noqa: E402
+
+
+def memory_mib(procs: list[psutil.Process]) -> float:
+    """Proportional set size (PSS) of ``procs`` in MiB: shared pages counted once overall."""
+    total = 0
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            total += proc.memory_full_info().pss
+    return total / 2**20
+
 
 NODE_IP = "127.0.0.2"
 POLL = 0.25

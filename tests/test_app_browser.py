@@ -151,10 +151,11 @@ def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
 
 def test_language_toggle_switches_the_page_to_chinese_and_back(page, voila_url: str) -> None:
     """The header toggle: Chinese tabs, headings, findings and figure, the typed Job name kept."""
+    from rlark_widgets.rlark.build import JobSettings
     from rlark_widgets.ui.session import Session
 
     expected = Session(workspace=Path("/nonexistent-workspace"))
-    expected.job_fields = {"image": "registry.example.com/rlinf:v0.3.0-cuda12.4"}
+    expected.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0-cuda12.4")
     assert expected.load_example()  # what launch() shows
     warning = next(f for f in expected.findings if f.rule_id == "JOB-GPU-CAPACITY")
 

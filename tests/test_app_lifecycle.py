@@ -18,6 +18,7 @@ from test_cli_jobs import write_kubeconfig
 from test_kubernetes_backend import NAMESPACE, host
 from test_run_identity import local_job
 
+from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.rlark.planner import job_role_reasons
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session, finding_key
@@ -34,7 +35,7 @@ def watched_local_job(tmp_path: Path) -> tuple[App, Session]:
     _, where, _ = local_job(tmp_path)
     where.write("stop.json", {"time": 3.0})
     session = Session(workspace=tmp_path)
-    session.job_fields = {"image": "registry.example.com/rlinf:v0.3.0"}
+    session.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0")
     app = App(session)
     assert session.load_example("maniskill_ppo_openvlaoft"), session.error
     session.submitted = "again"
@@ -147,7 +148,7 @@ def test_why_this_plan_follows_role_edits() -> None:
 def test_the_run_record_leaves_nothing_in_the_temp_dir(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     s = Session(workspace=Path("/nonexistent-workspace"))
-    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0"}
+    s.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0")
     assert s.load_example("maniskill_ppo_openvlaoft"), s.error
     data = s.record_bytes()
     assert data is not None and data[:2] == b"PK" and list(tmp_path.iterdir()) == []
@@ -157,7 +158,7 @@ def test_the_run_record_leaves_nothing_in_the_temp_dir(tmp_path, monkeypatch) ->
 def kube_session(kube: Cluster, tmp_path: Path, monkeypatch) -> Session:
     monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kubeconfig", kube.url)))
     s = Session(workspace=tmp_path)
-    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0", "namespace": NAMESPACE}
+    s.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0", namespace=NAMESPACE)
     assert s.load_example("maniskill_ppo_openvlaoft"), s.error
     assert s.update_role(0, node_selector=host("gpu-a", "a800-0")), s.error
     s.acknowledge([finding_key(f) for f in s.unacknowledged()])
@@ -199,7 +200,7 @@ def test_a_second_run_never_shows_the_first_runs_results(tmp_path: Path) -> None
     """Run to a checkpoint, Stop, Submit again, Stop within 30 s, Refresh: no OK banner, no old
     checkpoint, charts from 0, no Worker Succeeded (the first run's results were all shown)."""
     s = Session(workspace=tmp_path)
-    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0"}
+    s.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0")
     app = App(s)
     monitor = app.steps[5]
     assert s.load_example("local_rehearsal_2node"), s.error

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.snapshot import Checkpoint, JobSnapshot, Progress, RunInfo
+from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlinf import inspect_config, load_text
 from rlark_widgets.ui.app import App
@@ -39,7 +40,7 @@ def test_findings_are_listed_errors_first() -> None:
 
 def test_cluster_only_errors_show_their_message_and_fix() -> None:
     s = Session(workspace=Path("/nonexistent-workspace"))
-    s.job_fields = {"image": "rlinf:latest"}  # an error on a cluster, not for the rehearsal
+    s.settings = JobSettings(image="rlinf:latest")  # an error on a cluster, not for the rehearsal
     app = App(s)
     assert s.load_example("maniskill_ppo_openvlaoft"), s.error
     local_only = [f for f in s.findings if f.severity is Severity.ERROR and f not in s.blocking()]

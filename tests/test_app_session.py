@@ -8,16 +8,18 @@ from pathlib import Path
 import pytest
 
 from rlark_widgets.findings import Severity
+from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.rlark.job import Mount
+from rlark_widgets.rlark.text_fields import format_mounts, parse_mounts
 from rlark_widgets.ui.app import App, launch
-from rlark_widgets.ui.session import Session, finding_key, format_mounts, parse_mounts
+from rlark_widgets.ui.session import Session, finding_key
 
 FRANKA_EXAMPLE = "realworld_peginsertion_rlpd_cnn_async_2arms"
 
 
-def session(example: str = FRANKA_EXAMPLE, **fields) -> Session:
+def session(example: str = FRANKA_EXAMPLE, **fields: str) -> Session:
     s = Session(workspace=Path("/nonexistent-workspace"))
-    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0", **fields}
+    s.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0", **fields)
     assert s.load_example(example), s.error
     return s
 
@@ -99,7 +101,7 @@ def test_warnings_need_acknowledgement_and_errors_block(tmp_path: Path) -> None:
 
 
 def test_job_fields_inventory_and_record(tmp_path: Path) -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert "runner.logger.log_path=/mnt/output/" in s.job.run_script
     assert s.set_inventory("mixed-robots")
     assert s.roles[1].devices == {"rlinf.io/device-franka": 1}
@@ -127,7 +129,7 @@ def rule_paths(s: Session, rule_id: str) -> list[str]:
 
 
 def test_role_mounts_update_the_yaml_and_findings_live() -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert format_mounts(s.roles[1].mounts) == OUTPUT  # seeded by the Job step
     assert rule_paths(s, "JOB-HOSTPATH") == [] and rule_paths(s, "JOB-CHECKPOINT-PERSIST") == []
 
@@ -166,7 +168,7 @@ def test_role_mounts_update_the_yaml_and_findings_live() -> None:
     ],
 )
 def test_a_bad_mounts_line_names_the_role_and_line(line: str, problem: str) -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     before, typed = s.job_yaml, f"{OUTPUT}\n{line}"
     assert not s.set_role_mounts(1, typed)
     assert s.error.startswith(f"Mounts: role 'franka', line 2 ({line}): {problem}"), s.error
@@ -175,13 +177,13 @@ def test_a_bad_mounts_line_names_the_role_and_line(line: str, problem: str) -> N
 
 
 def test_one_storage_name_has_one_storage_class() -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     assert not s.set_role_mounts(1, "output storage other-class /mnt/output")
     assert "'output' is StorageClass oss-rlinf in role 'header'" in s.error
 
 
 def test_typed_mounts_survive_errors_re_renders_renames_and_the_language() -> None:
-    s = session(storage_class="oss-rlinf", output_dir="/mnt/output")
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
     app = App(s)
     roles = app.steps[3]
 
@@ -213,21 +215,21 @@ def test_job_step_output_mount_is_set_on_every_role_and_keeps_role_edits() -> No
     assert all(r.mounts == [] for r in s.roles)
     s.update_role(1, gpus=1)
     assert s.set_role_mounts(1, "data hostPath /data/franka /mnt/data ro")
-    s.set_job_field("storage_class", "oss-rlinf")  # no output path yet: nothing to mount
+    s.set_job_field("output_storage", "oss-rlinf")  # no output path yet: nothing to mount
     assert [len(r.mounts) for r in s.roles] == [0, 1]
-    s.set_job_field("output_dir", "/mnt/output")
+    s.set_job_field("output_mount", "/mnt/output")
     assert format_mounts(s.roles[0].mounts) == OUTPUT
     assert format_mounts(s.roles[1].mounts) == f"{OUTPUT}\ndata hostPath /data/franka /mnt/data ro"
     assert s.roles[1].gpus == 1  # the role edits stay (no re-plan)
     assert "runner.logger.log_path=/mnt/output/" in s.job.run_script
 
-    s.set_job_field("output_dir", "/mnt/results")
+    s.set_job_field("output_mount", "/mnt/results")
     assert [m.mount_path for m in s.roles[1].mounts] == ["/mnt/results", "/mnt/data"]
     assert "runner.logger.log_path=/mnt/results/" in s.job.run_script
     assert rule_paths(s, "JOB-CHECKPOINT-PERSIST") == []
     s.add_role()
     assert format_mounts(s.roles[2].mounts) == "output storage oss-rlinf /mnt/results"
-    s.set_job_field("storage_class", "")  # cleared: the output mount leaves every role
+    s.set_job_field("output_storage", "")  # cleared: the output mount leaves every role
     assert [[m.name for m in r.mounts] for r in s.roles] == [[], ["data"], []]
 
 
@@ -303,3 +305,39 @@ def test_each_refresh_draws_banner_and_charts_from_that_refresh(kube, tmp_path, 
     assert alive[-2:] == [0, 1] and len(alive) == len(s.history)
     assert "Ray members: 1/1 alive" in summary
     assert s.diagnosis.title != first
+
+
+def test_role_text_fields_read_or_refuse_with_the_role_and_item() -> None:
+    s = session()
+    assert s.set_role_text(1, "devices", "rlinf.io/device-franka=2"), s.error
+    assert s.roles[1].devices == {"rlinf.io/device-franka": 2}
+    before = (list(s.roles), s.job_yaml)
+    assert not s.set_role_text(1, "devices", "rlinf.io/device-franka=two")  # was dropped silently
+    assert "role 'franka', devices: the count of rlinf.io/device-franka is 'two'" in s.error
+    assert "Fix: Write RESOURCE=COUNT" in s.error
+    assert not s.set_role_text(1, "node_selector", "rlark.io/cluster=a, zone")
+    assert "role 'franka', nodes: 'zone' is not NAME=VALUE" in s.error
+    assert (list(s.roles), s.job_yaml) == before  # nothing applied
+    assert s.set_role_text(1, "env", "A=1\nB = 2"), s.error
+    assert s.roles[1].env == {"A": "1", "B": "2"}
+    s.set_language("zh")
+    assert not s.set_role_text(1, "env", "NOVALUE")
+    assert "角色“franka”的环境变量：“NOVALUE”不是 NAME=VALUE 格式" in s.error
+
+
+def test_run_timeout_reaches_the_local_backend(tmp_path: Path) -> None:
+    s = Session(workspace=tmp_path)
+    assert s.backend().options.run_timeout is None
+    assert s.set_run_timeout("45"), s.error
+    assert s.backend().options.run_timeout == 45.0
+    assert not s.set_run_timeout("soon") and "'soon' is not a number of seconds." in s.error
+    assert s.run_timeout == 45.0
+
+
+def test_job_phases_say_when_a_job_has_ended() -> None:
+    from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot
+
+    assert [p.ended for p in JobPhase] == [False, False, True, True, True]
+    assert JobSnapshot("j", "local", 0.0, phase="Stopped").ended
+    assert not JobSnapshot("j", "local", 0.0, phase="Creating").ended  # unknown: not ended
+    assert JobSnapshot("j", "local", 0.0, exists=False).ended

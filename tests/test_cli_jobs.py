@@ -127,13 +127,13 @@ def test_unreachable_cluster_is_a_clear_message(tmp_path: Path, capsys) -> None:
 
 def test_run_timeout_reaches_the_local_backend_and_is_checked(tmp_path: Path, capsys) -> None:
     from rlark_widgets.cli import build_parser
-    from rlark_widgets.cli.backend_args import open_backend
+    from rlark_widgets.cli.backend_args import backend_from_args
     from rlark_widgets.examples import example_configs
 
     config = str(example_configs()["local_rehearsal_2node"])
     local = ("--backend", "local", "--workspace", str(tmp_path / "ws"))
     args = build_parser().parse_args(["submit", "--config", config, *local, "--run-timeout", "30"])
-    assert open_backend(args).options.run_timeout == 30.0
+    assert backend_from_args(args).options.run_timeout == 30.0
     code, _, err = cli(capsys, "submit", "--config", config, *local, "--run-timeout", "0")
     assert code == 1 and "run_timeout must be a positive number of seconds, not 0.0." in err
     assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").iterdir())

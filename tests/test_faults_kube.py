@@ -22,6 +22,7 @@ from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.snapshot import CHECKPOINTS as CHECKPOINT_LIST
 from rlark_widgets.monitor.snapshot import EVENTS, MEMBERS, PODS, JobSnapshot
 from rlark_widgets.monitor.summary import summary_lines
+from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.ui.session import Session, finding_key
 
 if TYPE_CHECKING:
@@ -259,13 +260,13 @@ def test_the_summary_names_the_missing_part_in_either_language(kube):
 def test_the_app_keeps_the_users_inputs_and_says_what_failed(kube, tmp_path, monkeypatch):
     monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kubeconfig", kube.url)))
     s = Session(workspace=tmp_path / "workspace")
-    s.job_fields = {"image": IMAGE, "name": "faulty", "namespace": NAMESPACE}
+    s.settings = JobSettings(image=IMAGE, name="faulty", namespace=NAMESPACE)
     assert s.load_example("maniskill_ppo_openvlaoft"), s.error
     selector = {"rlark.io/cluster": "gpu-a", "kubernetes.io/hostname": "a800-0"}
     assert s.update_role(0, node_selector=selector)
     s.backend_name, s.k8s_namespace = "kubernetes", NAMESPACE
     s.acknowledge([finding_key(f) for f in s.unacknowledged()])
-    typed = (dict(s.job_fields), list(s.roles), s.job_yaml)
+    typed = (s.settings, list(s.roles), s.job_yaml)
 
     kube.fail("GET", "nodes", 503, "the API server is shutting down", times=4)
     assert s.submit(wait=True)
@@ -274,7 +275,7 @@ def test_the_app_keeps_the_users_inputs_and_says_what_failed(kube, tmp_path, mon
         "attempt(s). the API server is shutting down Fix: The cluster is busy or unwell"
     )
     assert "Traceback" not in s.error and not s.submitted
-    assert (dict(s.job_fields), list(s.roles), s.job_yaml) == typed
+    assert (s.settings, list(s.roles), s.job_yaml) == typed
     assert not kube.exists("jobs", "faulty")
 
     kube.fail("GET", "pods", 500, times=1000)  # the monitor's refreshes degrade, never fail
@@ -293,6 +294,6 @@ def test_the_app_keeps_the_users_inputs_and_says_what_failed(kube, tmp_path, mon
     assert s.snapshot is degraded and outage.hits == 4  # the last view stays on screen
     until(lambda: s.snapshot is not degraded)  # the monitor went on: the next refresh works
     assert s.error == ""
-    assert (dict(s.job_fields), list(s.roles), s.job_yaml) == typed
+    assert (s.settings, list(s.roles), s.job_yaml) == typed
     s.stop()
     assert not kube.exists("jobs", "faulty")

@@ -154,14 +154,14 @@ def test_an_error_and_the_status_follow_the_language() -> None:
 
 
 class RefusingBackend:
-    """A backend whose preflight finds two errors (the messages are the app's own)."""
+    """A backend whose preflight finds two errors (LOC- IDs: the local backend blocks on those)."""
 
     name = "local"
 
     def preflight(self, job) -> list[Finding]:
         return [
-            Finding("X-1", Severity.ERROR, "spec", Text("no Worker"), Text("Apply")),
-            Finding("X-2", Severity.ERROR, "spec", Text("no Ray member")),
+            Finding("LOC-X1", Severity.ERROR, "spec", Text("no Worker"), Text("Apply")),
+            Finding("LOC-X2", Severity.ERROR, "spec", Text("no Ray member")),
         ]
 
 

@@ -156,7 +156,7 @@ def test_usage_and_load_errors_in_chinese(capsys, tmp_path: Path):
     code, _, err = cli(capsys, "--lang", "zh", "inspect")
     assert code == 2 and "rlark-migrate: 错误：请给出 CONFIG" in err
     code, _, err = cli(capsys, "--lang", "zh", "inspect", str(SINGLE), "--env", "NOEQUALS")
-    assert code == 2 and "--env 的格式是 NAME=VALUE，实际收到 'NOEQUALS'" in err
+    assert code == 2 and "--env：“NOEQUALS”不是 NAME=VALUE 格式" in err
     broken = tmp_path / "broken.yaml"
     broken.write_text("cluster: [unclosed\n")
     code, _, err = cli(capsys, "--lang", "zh", "inspect", str(broken))

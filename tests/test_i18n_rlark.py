@@ -31,6 +31,13 @@ from rlark_widgets.rlark.planner import TEMPLATE_TITLES, TEMPLATES, Plan, plan_r
 from rlark_widgets.rlark.record import RecordError, build_record
 from rlark_widgets.rlark.schema import schema_findings
 from rlark_widgets.rlark.secrets import secret_findings, ssh_key_findings
+from rlark_widgets.rlark.text_fields import (
+    FieldTextError,
+    parse_counts,
+    parse_mounts,
+    parse_pairs,
+    role_field,
+)
 from rlark_widgets.rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
 from rlark_widgets.rlinf import RLinfConfigError, inspect_config, load_config, load_text
 
@@ -163,6 +170,20 @@ def _check_messages() -> Iterator[Text | str]:
         yield from (finding.text, finding.fix_text)
 
 
+#: Typed fields that do not read (text_fields.py): every way a mount line, item or count fails.
+BAD_FIELD_TEXT = [
+    lambda: parse_mounts("a storage x", "r"),
+    lambda: parse_mounts("a storage 'x /p", "r"),
+    lambda: parse_mounts("Bad storage x /p", "r"),
+    lambda: parse_mounts("a storage x /p\na storage x /q", "r"),
+    lambda: parse_mounts("a disk x /p", "r"),
+    lambda: parse_mounts("a storage x /p rx", "r"),
+    lambda: parse_mounts("a storage x /p", "r", {"a": ("y", "other")}),
+    lambda: parse_pairs("zone", role_field("r", Text("nodes"))),
+    lambda: parse_counts("rlinf.io/device-franka=one", role_field("r", Text("devices"))),
+]
+
+
 def _errors(tmp_path: Path) -> Iterator[Text | str]:
     """InventoryError, JobYamlError and RecordError for every way a user can cause them."""
     broken = tmp_path / "broken.yaml"
@@ -177,9 +198,10 @@ def _errors(tmp_path: Path) -> Iterator[Text | str]:
         *(lambda text=text: parse_job_yaml(text) for text in BAD_JOB_YAML),
         lambda: load_manifest(bomb.read_text()),
         lambda: _record(RecordFacts()).write(broken / "record"),  # a file is in the way
+        *BAD_FIELD_TEXT,
     ]
     for attempt in attempts:
-        with pytest.raises((InventoryError, JobYamlError, RecordError)) as caught:
+        with pytest.raises((InventoryError, JobYamlError, RecordError, FieldTextError)) as caught:
             attempt()
         yield caught.value.text
         if isinstance(caught.value.fix_text, Text):

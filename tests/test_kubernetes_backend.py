@@ -16,6 +16,7 @@ from kubernetes import client
 from rlark_widgets.backends.base import BackendError
 from rlark_widgets.backends.kube.api import RetryPolicy
 from rlark_widgets.backends.kube.backend import KubernetesBackend
+from rlark_widgets.backends.kube.inventory import node_selection
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.rlark.job import Job, Mount, Role
@@ -561,10 +562,11 @@ def test_inventory_reads_nodes_devices_readiness_taints_cordons_and_storage_clas
 
 def test_selected_node_count_and_nodes_outside_the_intended_cluster(kube):
     backend = kube.backend(cluster="gpu-a")
-    selection = backend.select_nodes({"gpu.model": "a800"})
+    nodes = backend.inventory()
+    selection = node_selection(nodes, {"gpu.model": "a800"}, backend.cluster)
     assert selection.count == 6
     assert [n.name for n in selection.outside] == ["b-a800-0", "b-a800-1"]
-    lab = backend.select_nodes({"rlark.io/cluster": "lab"})
+    lab = node_selection(nodes, {"rlark.io/cluster": "lab"}, backend.cluster)
     assert lab.count == 4 and "one node category" in lab.intent and len(lab.outside) == 4
 
 

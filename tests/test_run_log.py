@@ -15,7 +15,7 @@ from test_kubernetes_backend import NAMESPACE, running
 from test_run_identity import local_job
 
 from rlark_widgets.backends.local.rehearsal import verdict
-from rlark_widgets.monitor.logs import RUN_LOG, clean_log
+from rlark_widgets.rlark.logs import RUN_LOG, clean_log
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from rlark_widgets.findings import Severity
+from rlark_widgets.rlark import secrets
 from rlark_widgets.rlark.secrets import (
     SECRET_FIX,
     SECRET_SOURCE,
     find_secrets,
-    looks_secret_name,
     redact,
     secret_findings,
     shannon_entropy,
@@ -434,7 +434,8 @@ def test_entropy_gate() -> None:
     ],
 )
 def test_looks_secret_name(name: str, secret: bool) -> None:
-    assert looks_secret_name(name) is secret
+    """Only the name's ending counts: TOKENIZERS_PARALLELISM and password_file are not secret."""
+    assert (secrets._classify_name(name) is not None) is secret
 
 
 def test_rlinf_example_configs_have_no_secrets(rlinf_configs_dir: Path) -> None:

@@ -40,6 +40,7 @@ from test_kubernetes_backend import NAMESPACE, demo_job, host
 
 from rlark_widgets.backends.base import BackendError
 from rlark_widgets.backends.kube.backend import KubernetesBackend
+from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.ui.session import Session, finding_key
 
@@ -336,7 +337,7 @@ def test_the_app_session_never_shows_or_logs_kubeconfig_credentials(
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kubeconfig", kube.url)))
     s = Session(workspace=tmp_path / "workspace")
-    s.job_fields = {"image": "registry.example.com/rlinf:v0.3.0", "namespace": NAMESPACE}
+    s.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0", namespace=NAMESPACE)
     assert s.load_example("maniskill_ppo_openvlaoft"), s.error
     assert s.update_role(0, node_selector=host("gpu-a", "a800-0")), s.error
     s.acknowledge([finding_key(f) for f in s.unacknowledged()])

@@ -6,13 +6,23 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from ..contract import (
+    CHECKPOINT_DIR_ANNOTATION,
+    MAX_STEPS_ANNOTATION,
+    NUM_NODES_ANNOTATION,
+    RESUME_DIR_ANNOTATION,
+    SAVE_INTERVAL_ANNOTATION,
+)
 from ..findings import Finding, Severity
 from ..i18n import Text, TextError, render
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
+
+if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
+    from ..rlinf import Expansion, RLinfConfig
 
 #: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
 LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-")
@@ -77,19 +87,19 @@ RESUME_OVERRIDE = re.compile(r"runner\.resume_dir=(\S+)")
 
 def expectations(job: Job) -> Expectations:
     """Read what the monitor expects from the Job the planner annotated (or count Workers);
-    the resumed checkpoint from the ``rlark.io/resume-dir`` annotation or the run script."""
+    the resumed checkpoint from its annotation or the run script's ``runner.resume_dir=``."""
     notes = job.annotations
 
     def number(key: str) -> int | None:
-        value = notes.get(f"rlark.io/{key}")
+        value = notes.get(key)
         return int(value) if value is not None and value.lstrip("-").isdigit() else None
 
     return Expectations(
-        num_nodes=number("rlinf-num-nodes") or job.total_workers,
-        checkpoint_dir=notes.get("rlark.io/checkpoint-dir"),
-        save_interval=number("save-interval"),
-        max_steps=number("max-steps"),
-        resume_dir=notes.get("rlark.io/resume-dir") or _resume_override(job.run_script),
+        num_nodes=number(NUM_NODES_ANNOTATION) or job.total_workers,
+        checkpoint_dir=notes.get(CHECKPOINT_DIR_ANNOTATION),
+        save_interval=number(SAVE_INTERVAL_ANNOTATION),
+        max_steps=number(MAX_STEPS_ANNOTATION),
+        resume_dir=notes.get(RESUME_DIR_ANNOTATION) or _resume_override(job.run_script),
     )
 
 
@@ -106,7 +116,9 @@ class Backend(Protocol):
 
     def preflight(self, job: Job) -> list[Finding]: ...
 
-    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
         """Submit once; ``expansion`` / ``config`` let the local rehearsal verify the placement."""
         ...
 

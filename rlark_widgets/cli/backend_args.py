@@ -1,10 +1,11 @@
-"""Choosing and opening a backend from the command line (imports are lazy: Ray and kubernetes are slow)."""
+"""Choosing a backend on the command line; :func:`~..backends.open_backend` opens it."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from ..backends import BACKEND_NAMES, open_backend
 from ..backends.base import Backend, default_workspace
 
 DEFAULT_WORKSPACE = default_workspace()
@@ -14,7 +15,7 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("backend")
     group.add_argument(
         "--backend",
-        choices=("local", "kubernetes"),
+        choices=BACKEND_NAMES,
         default="local",
         help="local: real Ray nodes on this machine (default); kubernetes: your cluster",
     )
@@ -33,14 +34,13 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_backend(args: argparse.Namespace) -> Backend:
+def backend_from_args(args: argparse.Namespace) -> Backend:
     """The backend the arguments name; raises BackendError when it cannot be reached."""
-    if args.backend == "kubernetes":
-        from ..backends.kube.backend import KubernetesBackend
-
-        return KubernetesBackend.from_kubeconfig(
-            context=args.context, namespace=args.namespace, config_file=args.kubeconfig
-        )
-    from ..backends.local.backend import LocalBackend
-
-    return LocalBackend(args.workspace, run_timeout=getattr(args, "run_timeout", None))
+    return open_backend(
+        args.backend,
+        workspace=args.workspace,
+        run_timeout=getattr(args, "run_timeout", None),
+        context=args.context,
+        namespace=args.namespace,
+        kubeconfig=args.kubeconfig,
+    )

@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 from ..findings import has_errors
-from ..rlark.check import check_job
+from ..pipeline import given_job, inspect
 from ..rlark.schema import schema_findings
 from ..rlark.yaml_io import JobYamlError, load_manifest, parse_job_yaml
-from ..rlinf import inspect_config
 from .config_args import (
     add_config_arguments,
     exc_text,
@@ -62,14 +61,12 @@ def run(args: argparse.Namespace) -> int:
         config = load_from_args(args)
         if config is None:
             return 1
-        report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        findings += report.findings
+        report = inspect(config, gpu_layout(args))
     if job is not None:
-        findings += [
-            f
-            for f in check_job(job, report, inventory, target_cluster=args.cluster)
-            if f.rule_id != "JOB-SCHEMA"
-        ]
+        planned = given_job(job, report, inventory, target_cluster=args.cluster)
+        findings += [f for f in planned.findings if f.rule_id != "JOB-SCHEMA"]
+    elif report is not None:
+        findings += report.findings
     if args.json:
         print(
             json.dumps(

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..i18n import Text, render
+from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
 
@@ -101,12 +102,10 @@ def gpu_layout(args: argparse.Namespace) -> GpuLayout:
 
 def _env(args: argparse.Namespace) -> dict[str, str]:
     env = rlinf_repo_env(args.rlinf_repo) if args.rlinf_repo else {}
-    for item in args.env:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise UsageError(Text("--env takes NAME=VALUE, got {item}", item=repr(item)))
-        env[name] = value
-    return env
+    try:
+        return {**env, **parse_pairs(args.env, "--env")}
+    except FieldTextError as exc:
+        raise UsageError(exc.text) from None
 
 
 def has_config(args: argparse.Namespace) -> bool:

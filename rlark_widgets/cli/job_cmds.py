@@ -9,17 +9,15 @@ import time
 from pathlib import Path
 
 from ..backends.base import Backend, BackendError
-from ..backends.base import blocking as backend_blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
-from ..monitor.logs import RUN_LOG, clean_log
 from ..monitor.summary import summary_lines
-from ..rlark.check import check_job
+from ..pipeline import PlannedJob, given_job, inspect, submit_checked
+from ..rlark.logs import RUN_LOG, clean_log
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.yaml_io import JobYamlError, parse_job_yaml
-from ..rlinf import inspect_config
-from .backend_args import add_backend_arguments, open_backend
+from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import (
     UsageError,
     add_config_arguments,
@@ -34,7 +32,6 @@ from .render import findings_text
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
-ENDED_PHASES = ("Succeeded", "Failed", "Stopped")
 #: Records are artefacts to compare and attach to issues: always English, whatever --lang says.
 RECORD_LANG = "en"
 
@@ -132,7 +129,7 @@ def _name_and_backend(parser: argparse.ArgumentParser) -> None:
 
 
 def _backend(args: argparse.Namespace) -> Backend:
-    return open_backend(args)
+    return backend_from_args(args)
 
 
 def _fail(exc: BackendError, lang: str) -> int:
@@ -140,12 +137,12 @@ def _fail(exc: BackendError, lang: str) -> int:
     return EXIT_FAILED
 
 
-def _say(message: Text | str, lang: str, **print_options) -> None:
-    print(render(message, lang), **print_options)
+def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
+    print(render(message, lang), flush=flush)
 
 
-def _job_and_report(args: argparse.Namespace):
-    """The Job to submit (from YAML or planned from --config), its report and findings."""
+def _planned(args: argparse.Namespace) -> PlannedJob | None:
+    """The Job to submit (from YAML, or planned from --config) and its findings; None: failed."""
     inventory = load_inventory_arg(args)
     if args.job:
         try:
@@ -157,44 +154,37 @@ def _job_and_report(args: argparse.Namespace):
             config = load_from_args(args)
             if config is None:
                 return None
-            report = inspect_config(config, gpu_layout(args), search_gpus=False)
-        findings = check_job(job, report, inventory)
-        return job, report, findings
+            report = inspect(config, gpu_layout(args))
+        return given_job(job, report, inventory, target_cluster=args.cluster)
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
     planned = plan_from_args(args, inventory)
-    if planned is None:
-        return None
-    if planned.job is None:
+    if planned is not None and planned.job is None:
         print(findings_text(planned.findings, args.lang))
         return None
-    return planned.job, planned.report, planned.findings
+    return planned
 
 
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
-    built = _job_and_report(args)
-    if built is None:
+    planned = _planned(args)
+    if planned is None or planned.job is None:
         return EXIT_FAILED
-    job, report, findings = built
+    job = planned.job
     if args.namespace:
         job.namespace = args.namespace
     try:
         backend = _backend(args)
-        findings = [*findings, *backend.preflight(job)]
-        shown = [f for f in findings if f.severity is not Severity.INFO]
+        submission = submit_checked(backend, planned)
+        shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
-        blocking = backend_blocking(findings, backend.name)
-        if blocking:
-            not_submitted = Text("Not submitted: {count} error(s) above.", count=len(blocking))
+        if submission.result is None:
+            count = len(submission.blocking)
+            not_submitted = Text("Not submitted: {count} error(s) above.", count=count)
             print("\n" + not_submitted.render(lang), file=sys.stderr)
             return EXIT_FAILED
-        result = backend.submit(
-            job,
-            expansion=report.expansion if report else None,
-            config=report.config if report else None,
-        )
+        result = submission.result
     except BackendError as exc:
         return _fail(exc, lang)
     _say(
@@ -267,8 +257,7 @@ def run_status(args: argparse.Namespace) -> int:
                 if args.watch and sys.stdout.isatty():
                     print("\x1b[2J\x1b[H", end="")
                 print("\n".join(summary_lines(snap, desired, result, args.lang)))
-            ended = not snap.exists or snap.phase in ENDED_PHASES
-            if not args.watch or ended:
+            if not args.watch or snap.ended:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
             refreshing = Text(
                 "(refreshing every {seconds} s; Ctrl-C stops watching, the Job keeps running)",

@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..findings import Finding, has_errors
+from ..contract import DEFAULT_RLINF_DIR, OUTPUT_MOUNT
+from ..findings import has_errors
 from ..i18n import Text, render
-from ..rlark.build import JobSettings, build_job
-from ..rlark.check import check_job
+from ..pipeline import PlannedJob, PlanRequest, plan_job
+from ..rlark.build import JobSettings
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
-from ..rlark.job import Job, Mount
-from ..rlark.planner import TEMPLATES, Plan, RolePlan, plan_roles
+from ..rlark.job import Mount
+from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import render_job_yaml
-from ..rlinf import ConfigReport, inspect_config
 from .config_args import (
     UsageError,
     add_config_arguments,
@@ -68,7 +67,7 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
         "--image", default="", help="image reference; an explicit tag or @sha256 digest"
     )
     job.add_argument(
-        "--rlinf-dir", default="/workspace/RLinf", help="RLinf checkout inside the image"
+        "--rlinf-dir", default=DEFAULT_RLINF_DIR, help="RLinf checkout inside the image"
     )
     job.add_argument(
         "--prepare", default="", metavar="SCRIPT", help="prepare script for every role"
@@ -103,7 +102,7 @@ def _mounts(args: argparse.Namespace) -> list[Mount]:
         source, sep, path = item.partition(":")
         if not sep:
             raise UsageError(Text("--storage takes CLASS:/PATH, got {item}", item=repr(item)))
-        mounts.append(Mount(f"storage-{index}" if index else "output", "storage", source, path))
+        mounts.append(Mount(f"storage-{index}" if index else OUTPUT_MOUNT, "storage", source, path))
     for index, item in enumerate(args.host_path):
         source, sep, path = item.partition(":")
         if not sep:
@@ -121,45 +120,40 @@ def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
         raise UsageError(f"--inventory: {render(exc_text(exc), args.lang)}") from None
 
 
-@dataclass
-class PlannedJob:
-    """A config's report, plan, Job and findings, as `plan` and `submit` build them."""
-
-    report: ConfigReport
-    plan: Plan
-    job: Job | None
-    findings: list[Finding]
-    facts: RecordFacts
+def request_from_args(
+    args: argparse.Namespace, inventory: Inventory | None = None
+) -> PlanRequest | None:
+    """The plan request the options describe (None when the config fails to load: printed)."""
+    config = load_from_args(args)
+    if config is None:
+        return None
+    settings = JobSettings(
+        name=args.name,
+        namespace=args.namespace or "default",
+        image=args.image,
+        rlinf_dir=args.rlinf_dir,
+        prepare_script=args.prepare,
+        mounts=_mounts(args),
+        output_mount=args.output_dir,
+        tensorboard_log_dir=args.tensorboard,
+    )
+    return PlanRequest(
+        config,
+        gpu_layout(args),
+        inventory,
+        template=args.template,
+        target_cluster=args.cluster,
+        settings=settings,
+        facts=RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest),
+    )
 
 
 def plan_from_args(
     args: argparse.Namespace, inventory: Inventory | None = None
 ) -> PlannedJob | None:
     """Load the config, plan its roles and build and check the Job (None if the config fails)."""
-    config = load_from_args(args)
-    if config is None:
-        return None
-    report = inspect_config(config, gpu_layout(args), search_gpus=False)
-    plan = plan_roles(report, inventory, template=args.template, target_cluster=args.cluster)
-    findings = [*report.findings, *plan.findings]
-    facts = RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest)
-    job = None
-    if plan.ok:
-        settings = JobSettings(
-            name=args.name,
-            namespace=args.namespace or "default",
-            image=args.image,
-            rlinf_dir=args.rlinf_dir,
-            prepare_script=args.prepare,
-            mounts=_mounts(args),
-            output_mount=args.output_dir,
-            tensorboard_log_dir=args.tensorboard,
-        )
-        job = build_job(plan, settings)
-        findings += check_job(
-            job, report, inventory, target_cluster=plan.target_cluster, facts=facts
-        )
-    return PlannedJob(report, plan, job, findings, facts)
+    request = request_from_args(args, inventory)
+    return None if request is None else plan_job(request)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -168,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if planned is None:
         return 1
     plan, job, findings = planned.plan, planned.job, planned.findings
+    assert plan is not None  # planned from a config
     if job is not None:
         if args.output:
             Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from unicodedata import east_asian_width
 
+from ..contract import RANK_ENV
 from ..findings import Finding, Severity
 from ..i18n import Text, render
 from ..rlark.planner import Plan
@@ -215,7 +216,7 @@ def _roles(plan: Plan, lang: str) -> list[str]:
         Text("role"),
         Text("head"),
         Text("workers"),
-        "RLINF_NODE_RANK",
+        RANK_ENV,
         Text("GPUs/worker"),
         Text("devices/worker"),
         Text("node selector"),
@@ -250,7 +251,7 @@ def _rank_map(plan: Plan, lang: str) -> list[str]:
         )
         for rank, role, index in plan.rank_map()
     )
-    headers = ("RLINF_NODE_RANK", Text("role/worker"), Text("components"), Text("GPUs used"))
+    headers = (RANK_ENV, Text("role/worker"), Text("components"), Text("GPUs used"))
     return ["", Text("Node-rank map").render(lang), table(headers, rows, lang)]
 
 

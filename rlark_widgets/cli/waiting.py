@@ -6,6 +6,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TextIO
 
 from ..i18n import Text
 from ..monitor.diagnosis import diagnose
@@ -45,7 +46,7 @@ def failed(snap: JobSnapshot) -> bool:
 class ProgressLine:
     """One line rewritten in place on a terminal; a line every ``every`` seconds elsewhere."""
 
-    def __init__(self, stream=sys.stderr, every: float = 10.0) -> None:
+    def __init__(self, stream: TextIO = sys.stderr, every: float = 10.0) -> None:
         self.stream, self.every, self.last = stream, every, 0.0
         self.tty = hasattr(stream, "isatty") and stream.isatty()
 

@@ -70,7 +70,8 @@ class Listing(Text):
         sep = (
             self.ZH_SEPARATORS.get(self.template, self.template) if lang == "zh" else self.template
         )
-        return sep.join(render(item, lang) for item in self.params["items"])
+        items: Iterable[object] = self.params["items"]  # type: ignore[assignment]
+        return sep.join(render(item, lang) for item in items)
 
 
 class TextError(Exception):

@@ -269,8 +269,8 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
     selector = [
         (w, e)
         for w, e in scheduling
-        if re.search(r"node selector|node affinity|didn't match", e.message)
-        and "Insufficient" not in e.message  # some nodes match but lack resources: a later link
+        if re.search(r"node selector|node affinity|didn't match", render(e.message))
+        and "Insufficient" not in render(e.message)  # nodes match but lack resources: later
     ]
     if selector and not [w for w in snap.workers if w.phase == RUNNING]:
         worker, event = selector[0]
@@ -284,8 +284,8 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             ),
         )
     for worker, event in scheduling:
-        if "Insufficient" in event.message:
-            resources = ", ".join(re.findall(r"Insufficient ([\w./-]+)", event.message))
+        if "Insufficient" in render(event.message):
+            resources = ", ".join(re.findall(r"Insufficient ([\w./-]+)", render(event.message)))
             return _broken(
                 "resources-image-storage",
                 Text(

@@ -7,6 +7,7 @@ Anything a backend could not read is named in ``JobSnapshot.missing`` rather tha
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from ..i18n import Text, render
@@ -21,8 +22,23 @@ PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN, STOPPED = (
     "Unknown",
     "Stopped",
 )
-#: Job phases as RLark reports them in status.phase.
-JOB_PHASES = ("Pending", "Running", "Succeeded", "Failed", "Stopped")
+
+
+class JobPhase(StrEnum):
+    """Job phases as RLark reports them in status.phase (a str, so it compares with one)."""
+
+    PENDING = "Pending"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    STOPPED = "Stopped"
+
+    @property
+    def ended(self) -> bool:
+        """Nothing more will happen: the monitor stops refreshing, ``status --watch`` exits."""
+        return self in (JobPhase.SUCCEEDED, JobPhase.FAILED, JobPhase.STOPPED)
+
+
 #: Parts of a snapshot a backend may fail to read (``Missing.part``): stable keys the
 #: diagnosis tests, whatever language the reason is shown in.
 JOB_SPEC, PODS, EVENTS, MEMBERS, CHECKPOINTS, LOG_TAIL, SUPERVISOR, PLAN = (
@@ -74,7 +90,7 @@ class EventRecord:
     """A Kubernetes event (or a local equivalent) about one Worker."""
 
     reason: str
-    message: str
+    message: Text | str  # the local backend's own events are Text, rendered when shown
     type: str = "Normal"
     count: int = 1
     time: float | None = None
@@ -93,7 +109,7 @@ class WorkerSnapshot:
     ip: str | None = None
     restarts: int = 0
     reason: str | None = None  # ImagePullBackOff, CrashLoopBackOff, OOMKilled, Error, ...
-    message: str | None = None
+    message: Text | str | None = None
     exit_code: int | None = None
     events: list[EventRecord] = field(default_factory=list)
     head: bool = False  # runs the Ray head: every member depends on it
@@ -197,6 +213,22 @@ class JobSnapshot:
     others: list[WorkerSnapshot] = field(default_factory=list)  # not this run's (``apart``)
     earlier_checkpoints: list[Checkpoint] = field(default_factory=list)  # before this run
     verdict: Verdict | None = None  # the rehearsal's own last word, from the run log
+
+    @property
+    def ended(self) -> bool:
+        """The Job is gone or in a phase that :attr:`JobPhase.ended` (unknown phases have not)."""
+        if not self.exists:
+            return True
+        try:
+            return JobPhase(self.phase or "").ended
+        except ValueError:
+            return False
+
+    @property
+    def settled(self) -> bool:
+        """Ended, and no Worker still runs (a finished Job can hold its Workers' nodes until it
+        is stopped): nothing more changes by itself, so the app stops refreshing."""
+        return self.ended and not any(w.phase == RUNNING for w in self.workers)
 
     @property
     def members_alive(self) -> int:

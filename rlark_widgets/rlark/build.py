@@ -8,13 +8,25 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from .. import __version__
+from ..contract import (
+    CHECKPOINT_DIR_ANNOTATION,
+    CONFIG_ANNOTATION,
+    DEFAULT_RLINF_DIR,
+    ENTRY_PLACEHOLDER,
+    MAX_STEPS_ANNOTATION,
+    NUM_NODES_ANNOTATION,
+    OUTPUT_MOUNT,
+    OVERRIDES_ANNOTATION,
+    PLANNED_BY_ANNOTATION,
+    RESUME_DIR_ANNOTATION,
+    SAVE_INTERVAL_ANNOTATION,
+)
 from ..examples import origin_of
 from .job import Job, Mount, Role
 from .outputs import DEFAULT_OUTPUT_KEY
 from .outputs import output_key as output_key_for
 from .planner import Plan
 
-DEFAULT_RLINF_DIR = "/workspace/RLinf"
 #: RLinf entry points by runner.task_type (rlinf-cluster-spec §4); None: no single known script.
 ENTRY_POINTS = {
     "embodied": "examples/embodiment/train_embodied_agent.py",
@@ -25,8 +37,6 @@ ENTRY_POINTS = {
     "sft": None,
     "offline": None,
 }
-ENTRY_PLACEHOLDER = "REPLACE_WITH_RLINF_ENTRY_SCRIPT.py"
-ANNOTATION_PREFIX = "rlark.io/"
 
 
 @dataclass
@@ -41,9 +51,22 @@ class JobSettings:
     prepare_script: str = ""
     mounts: list[Mount] = field(default_factory=list)
     output_mount: str | None = None  # a mount path: checkpoints and logs are pointed under it
+    #: A StorageClass: every role mounts it as ``output`` at ``output_mount`` (the app's form).
+    output_storage: str | None = None
     tensorboard_log_dir: str | None = None
     network_domain: str | None = None
     ssh_keys: list[str] = field(default_factory=list)
+
+
+def job_mounts(settings: JobSettings) -> list[Mount]:
+    """The mounts every role starts with: the output mount when its StorageClass is given, then
+    ``settings.mounts`` (fresh copies: roles edit theirs apart)."""
+    output = (
+        [Mount(OUTPUT_MOUNT, "storage", settings.output_storage, settings.output_mount)]
+        if settings.output_storage and settings.output_mount
+        else []
+    )
+    return [*output, *(Mount(**vars(m)) for m in settings.mounts)]
 
 
 def default_job_name(config_name: str) -> str:
@@ -124,7 +147,7 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
     """cd explicitly, re-check that all Ray nodes joined, then launch RLinf like its scripts do."""
     rlinf_dir = settings.rlinf_dir
     config = plan.report.config
-    num_nodes = plan.report.cluster.num_nodes
+    num_nodes = plan.report.num_nodes
     overrides = list(config.overrides)
     if settings.output_mount:
         key = output_key(plan)
@@ -137,7 +160,7 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
         if entry
         else [
             f"# No single RLinf entry script is known for runner.task_type={task_type}: set ENTRY.",
-            f"ENTRY={ENTRY_PLACEHOLDER}",
+            f"ENTRY={ENTRY_PLACEHOLDER}.py",
         ]
     )
     launch = f"python {entry}" if entry else 'python "$ENTRY"'
@@ -215,26 +238,28 @@ def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
             node_selector=dict(role.node_selector),
             env=dict(role.env),
             prepare_script=prepare_script(settings, role.interpreter),
-            mounts=[Mount(**vars(m)) for m in settings.mounts],
+            mounts=job_mounts(settings),
         )
         for role in plan.roles
     ]
     annotations = {
-        f"{ANNOTATION_PREFIX}rlinf-config": repo_relative(config.source),
-        f"{ANNOTATION_PREFIX}rlinf-num-nodes": str(plan.report.cluster.num_nodes),
-        f"{ANNOTATION_PREFIX}planned-by": f"rlark-widgets {__version__}",
+        CONFIG_ANNOTATION: repo_relative(config.source),
+        NUM_NODES_ANNOTATION: str(plan.report.num_nodes),
+        PLANNED_BY_ANNOTATION: f"rlark-widgets {__version__}",
     }
     if config.overrides:
-        annotations[f"{ANNOTATION_PREFIX}rlinf-overrides"] = " ".join(config.overrides)
+        annotations[OVERRIDES_ANNOTATION] = " ".join(config.overrides)
     expectations = {
-        "checkpoint-dir": checkpoint_dir(plan, name, settings.output_mount),
-        "save-interval": config.get("runner.save_interval"),
-        "max-steps": step_budget(plan),
-        "resume-dir": resume if (resume := config.get("runner.resume_dir")) != "auto" else None,
+        CHECKPOINT_DIR_ANNOTATION: checkpoint_dir(plan, name, settings.output_mount),
+        SAVE_INTERVAL_ANNOTATION: config.get("runner.save_interval"),
+        MAX_STEPS_ANNOTATION: step_budget(plan),
+        RESUME_DIR_ANNOTATION: resume
+        if (resume := config.get("runner.resume_dir")) != "auto"
+        else None,
     }
     for key, value in expectations.items():
         if value is not None:
-            annotations[f"{ANNOTATION_PREFIX}{key}"] = str(value)
+            annotations[key] = str(value)
     return Job(
         name=name,
         namespace=settings.namespace,

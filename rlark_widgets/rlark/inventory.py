@@ -14,14 +14,12 @@ from typing import Any
 
 import yaml
 
+from ..contract import CATEGORY_LABEL, CLUSTER_LABEL, DEVICE_PREFIX
 from ..i18n import Text, TextError
 from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, input_limit_bytes, safe_load
 
-CATEGORY_LABEL = "rlark.io/node-category"
-CLUSTER_LABEL = "rlark.io/cluster"
 CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
 GPU_RESOURCE = "nvidia.com/gpu"
-DEVICE_PREFIX = "rlinf.io/"
 
 
 class InventoryError(TextError, ValueError):

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-API_VERSION = "rlark.io/v1alpha1"
+from ..contract import API_VERSION
+
 KIND = "Job"
 MAIN_CONTAINER = "main"
 GPU_RESOURCE = "nvidia.com/gpu"
-DEVICE_PREFIX = "rlinf.io/"
 MountKind = Literal["hostPath", "storage"]
 
 
@@ -180,6 +180,7 @@ def _role_from_task(task: dict[str, Any], storage: dict[str, str]) -> Role:
     mounts = []
     for vm in container.get("volumeMounts") or []:
         volume = volumes.get(vm["name"], {})
+        kind: MountKind
         if "hostPath" in volume:
             kind, source = "hostPath", volume["hostPath"]["path"]
         else:

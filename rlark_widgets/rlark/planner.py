@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..i18n import Text
-from ..rlinf import ConfigReport, GpuLayout, RLinfConfigError, expand_placement
+from ..rlinf import ConfigReport, Expansion, GpuLayout, RLinfConfigError, expand_placement
 from ..rlinf.ranks import format_ranks
 from .inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
 from .node_needs import NodeNeeds, device_resource_for, node_needs
@@ -149,7 +149,7 @@ def _rejection(reason: RLinfConfigError) -> Finding:
 
 
 # --- GPU requests ------------------------------------------------------------------------------
-def _layout_signature(report_expansion) -> dict:
+def _layout_signature(report_expansion: Expansion) -> dict[int, tuple[object, ...]]:
     return {
         rank: (
             tuple(s.components),
@@ -184,6 +184,7 @@ def _gpu_requests(plan: Plan, needs: list[NodeNeeds]) -> GpuLayout:
             {n.node_rank: n.gpus_assumed for n in needs},
         ),
     ]
+    assert report.cluster is not None  # planned only when RLinf accepts the cluster section
     for why, counts in attempts:
         layout = GpuLayout(0, counts)
         check = expand_placement(
@@ -276,9 +277,8 @@ def _attach_devices(plan: Plan, needs: list[NodeNeeds], inventory: Inventory | N
             if resource:
                 role.devices[resource] = count
                 continue
-            group = next(
-                g for g in plan.report.cluster.node_groups if g.hardware_type == hardware_type
-            )
+            groups = plan.report.cluster.node_groups if plan.report.cluster else ()
+            group = next(g for g in groups if g.hardware_type == hardware_type)
             plan.findings.append(
                 Finding(
                     "PLN-DEVICE-NAME",
@@ -424,7 +424,7 @@ def _narrowest_selector(
 
 # --- explanations ------------------------------------------------------------------------------
 def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
-    n = plan.report.cluster.num_nodes
+    n = plan.report.num_nodes
     plan.explanations[:0] = [
         Text(
             "cluster.num_nodes is {n}: RLinf waits for exactly {n} Ray node(s), and on RLark "

@@ -21,6 +21,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from ..contract import CHECKPOINT_DIR_ANNOTATION, CONFIG_ANNOTATION
 from ..findings import Finding
 from ..i18n import Text, TextError, render
 from .facts import RecordFacts
@@ -96,7 +97,7 @@ def locations(plan: Plan, job: Job) -> dict[str, Any]:
     config = plan.report.config
     found = {key: config.get(key) for key in LOCATION_KEYS if config.get(key) not in (None, "", [])}
     found.update(dict(re.findall(r"(runner\.[\w.]+)=(\S+)", job.run_script)))
-    checkpoints = job.annotations.get("rlark.io/checkpoint-dir")
+    checkpoints = job.annotations.get(CHECKPOINT_DIR_ANNOTATION)
     if checkpoints:
         found["checkpoints (RLinf writes)"] = f"{checkpoints}/global_step_<N>/actor"
     return found
@@ -180,7 +181,7 @@ def _readme(
 ) -> list[Text | str]:
     """README.md line by line; lines with words are Text, the rest (values, tables) plain."""
     config = plan.report.config
-    source = job.annotations.get("rlark.io/rlinf-config", config.name)
+    source = job.annotations.get(CONFIG_ANNOTATION, config.name)
     images = ", ".join(sorted({r.image for r in job.roles if r.image}))
     lines: list[Text | str] = [
         Text("# Run record: {name}", name=job.name),

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ..contract import JOB_RESOURCE
 from ..findings import Finding, Severity
 from ..i18n import Text
 
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
-def _import_jsonschema_without_iri_grammar():
+
+def _import_jsonschema_without_iri_grammar() -> type[Validator]:
     """jsonschema, imported without the optional ``rfc3987_syntax`` format checker.
 
     Jupyter's extras install that package, and jsonschema imports it eagerly to check "iri"
@@ -34,7 +39,7 @@ def _import_jsonschema_without_iri_grammar():
 
 Draft202012Validator = _import_jsonschema_without_iri_grammar()
 
-CRD_RESOURCE = "jobs.rlark.io.yaml"
+CRD_RESOURCE = f"{JOB_RESOURCE}.yaml"
 
 
 def crd_text() -> str:
@@ -56,11 +61,11 @@ def job_schema() -> dict[str, Any]:
 
 
 @cache
-def _validator() -> Draft202012Validator:
+def _validator() -> Validator:
     return Draft202012Validator(job_schema())
 
 
-def _path(parts) -> str:
+def _path(parts: Iterable[str | int]) -> str:
     out = ""
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -93,7 +98,7 @@ def schema_findings(manifest: Any) -> list[Finding]:
                     "Correct the field as the CRD describes it (`rlark-migrate crd` prints the "
                     "schema)."
                 ),
-                "rlark-widgets CRD jobs.rlark.io (DESIGN.md §3)",
+                f"rlark-widgets CRD {JOB_RESOURCE} (DESIGN.md §3)",
             )
         )
     return findings

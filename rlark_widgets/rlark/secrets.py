@@ -289,15 +289,6 @@ def _classify_name(name: str) -> _NameKind | None:
     return next((k for k in _NAME_KINDS if k.pattern.search(normalised)), None)
 
 
-def looks_secret_name(name: str) -> bool:
-    """Whether a variable or key name says its value is a credential (``HF_TOKEN``, ``apiKey``).
-
-    Only the name's ending counts, so ``TOKENIZERS_PARALLELISM``, ``max_tokens`` and
-    ``password_file`` are not secret names.
-    """
-    return _classify_name(name) is not None
-
-
 def is_literal(value: str) -> bool:
     """A value that is itself the credential: not empty, a reference, a placeholder or a path."""
     value = value.strip()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..findings import Finding, Severity
 from ..i18n import Text
@@ -106,7 +106,7 @@ def _fail(message: Text, path: str, fix: Text) -> ClusterConfigError:
     return error
 
 
-def _is_mapping(value: object) -> bool:
+def _is_mapping(value: object) -> TypeGuard[Mapping[Any, Any]]:
     return isinstance(value, Mapping)
 
 

@@ -24,7 +24,7 @@ from .model_parallel import (
     model_parallel_placement,
 )
 from .strategies import ProcessPlacement, StrategyError, flexible_placement, node_placement
-from .topology import ACCELERATOR, GpuLayout, Topology, build_topology
+from .topology import ACCELERATOR, GpuLayout, ResourceGroup, Topology, build_topology
 
 SUPPORTED_TASK_TYPES = (
     "embodied",
@@ -160,10 +160,6 @@ class Expansion:
     def total_processes(self) -> int:
         return sum(c.world_size for c in self.components.values())
 
-    def raise_for_error(self) -> None:
-        if self.error is not None:
-            raise self.error
-
     def to_json(self) -> dict[str, Any]:
         """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion)."""
         return {
@@ -262,7 +258,7 @@ def _expand_generic(
     return hardware
 
 
-def _resolve_groups(entry: PlacementEntry, topo: Topology):
+def _resolve_groups(entry: PlacementEntry, topo: Topology) -> list[ResourceGroup]:
     labels = ("cluster",) if entry.node_groups is None else entry.node_groups
     if not labels:
         raise PlacementError(

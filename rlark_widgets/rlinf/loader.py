@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from omegaconf import DictConfig, ListConfig, OmegaConf
+from omegaconf import DictConfig, ListConfig, Node, OmegaConf
 
 from ..findings import Finding, Severity
 from ..i18n import Text
@@ -286,7 +286,7 @@ def _environment(env: Mapping[str, str]) -> Iterator[None]:
 
 
 def _error_chain_text(exc: BaseException) -> str:
-    texts = []
+    texts: list[str] = []
     current: BaseException | None = exc
     while current is not None and len(texts) < 8:
         texts.append(str(current))
@@ -375,16 +375,23 @@ def _guess_variable(name: str, file: Path) -> str | None:
     return None
 
 
+def _as_written(container: DictConfig | ListConfig, key: Any) -> Any:
+    """A value as the config writes it (an interpolation that failed to resolve)."""
+    child = container._get_node(key)  # noqa: SLF001 - OmegaConf keeps the expression here
+    return child._value() if isinstance(child, Node) else None
+
+
 def _resolve(node: Any, path: str, unresolved: list[UnresolvedValue]) -> Any:
     """Resolve every value we can; keep failing interpolations as written and report them."""
     if isinstance(node, DictConfig):
         out: dict[str, Any] = {}
         for key in node:
-            child_path = f"{path}.{key}" if path else str(key)
+            name = str(key)
+            child_path = f"{path}.{name}" if path else name
             try:
                 child = node[key]
             except Exception as exc:
-                raw = node._get_node(key)._value()  # noqa: SLF001 - the expression as written
+                raw = _as_written(node, key)
                 unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
                 out[str(key)] = raw
                 continue
@@ -397,7 +404,7 @@ def _resolve(node: Any, path: str, unresolved: list[UnresolvedValue]) -> Any:
             try:
                 child = node[index]
             except Exception as exc:
-                raw = node._get_node(index)._value()  # noqa: SLF001
+                raw = _as_written(node, index)
                 unresolved.append(UnresolvedValue(child_path, str(raw), str(exc).splitlines()[0]))
                 items.append(raw)
                 continue

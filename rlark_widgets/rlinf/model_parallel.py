@@ -94,14 +94,17 @@ def _require(condition: bool, message: Text) -> None:
         raise ModelParallelError(message)
 
 
-def _specified(present: bool, component: str) -> None:
+def _specified(gpus: list[int] | None, component: str) -> list[int]:
+    """The component's GPUs; RLinf's error when the placement does not give them."""
     _require(
-        present,
+        gpus is not None,
         Text(
             "{component} GPUs must be specified in the component_placement config.",
             component=component,
         ),
     )
+    assert gpus is not None  # _require raised otherwise
+    return gpus
 
 
 def _not_collocated(absent: bool, component: str) -> None:
@@ -128,12 +131,11 @@ def model_parallel_placement(
     hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
 ) -> tuple[str, dict[str, list[ProcessPlacement]]]:
     """Return the mode and the replaced components' rows; ``hardware`` maps component -> GPUs."""
-    actor, rollout, reward = hardware.get("actor"), hardware.get("rollout"), hardware.get("reward")
+    actor = _specified(hardware.get("actor"), "Actor")
+    rollout = _specified(hardware.get("rollout"), "Rollout")
+    _specified(hardware.get("reward"), "Reward")  # required though only the rows above use GPUs
     inference = hardware.get("inference", hardware.get("actor_inference"))
     critic_inference, critic = hardware.get("critic_inference"), hardware.get("critic")
-    _specified(actor is not None, "Actor")
-    _specified(rollout is not None, "Rollout")
-    _specified(reward is not None, "Reward")
     for name, gpus in (
         ("Actor", actor),
         ("Rollout", rollout),
@@ -212,7 +214,16 @@ def _disjoint(*sets: list[int] | None) -> bool:
     )
 
 
-def _packed_components(mode, hardware, actor, rollout, inference, critic_inference, sizes, topo):
+def _packed_components(
+    mode: str,
+    hardware: dict[str, list[int]],
+    actor: list[int],
+    rollout: list[int],
+    inference: list[int] | None,
+    critic_inference: list[int] | None,
+    sizes: ParallelSizes,
+    topo: Topology,
+) -> dict[str, list[ProcessPlacement]]:
     group = topo.groups["cluster"]
 
     def packed(gpus: list[int], per_process: int = 1, stride: int = 1) -> list[ProcessPlacement]:
@@ -276,9 +287,8 @@ def model_parallel_eval_placement(
     hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
 ) -> tuple[str, dict[str, list[ProcessPlacement]]]:
     """ModelParallelEvalComponentPlacement: collocated rollout (TP per process) and reward."""
-    rollout, reward = hardware.get("rollout"), hardware.get("reward")
-    _specified(rollout is not None, "Rollout")
-    _specified(reward is not None, "Reward")
+    rollout = _specified(hardware.get("rollout"), "Rollout")
+    reward = _specified(hardware.get("reward"), "Reward")
     _continuous("Rollout", rollout)
     _tp_fits("Rollout", sizes.rollout_tp, len(rollout))
     group = topo.groups["cluster"]

@@ -53,6 +53,11 @@ class ConfigReport:
     def ok(self) -> bool:
         return self.expansion.ok
 
+    @property
+    def num_nodes(self) -> int:
+        """Ray nodes the cluster section asks for (0 when RLinf could not read it)."""
+        return self.cluster.num_nodes if self.cluster is not None else 0
+
     def to_json(self) -> dict:
         data = self.expansion.to_json()
         data.update(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from omegaconf import OmegaConf
@@ -32,7 +33,7 @@ def _torch_dtype(name: str) -> str:
     return f"torch.{name}"
 
 
-RESOLVERS = {
+RESOLVERS: dict[str, Callable[..., Any]] = {
     "multiply": _multiply,
     "int_div": lambda x, y: x // y,
     "subtract": lambda x, y: x - y,

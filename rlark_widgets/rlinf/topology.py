@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..i18n import Text, TextError
 from .cluster import MAX_NODES, ClusterSpec
+from .hardware import RobotConfig
 
 ACCELERATOR = "Accelerator"
 NODE_RESOURCE = "Node"
@@ -64,10 +65,11 @@ class GpuLayout:
         """Accept 8, "8", {0: 8, 1: 4} or "0:8,1:4" (unlisted ranks get the largest count)."""
         if isinstance(value, GpuLayout):
             return value
+        items: list[tuple[int | str, int | str]]
         if isinstance(value, Mapping):
             items = list(value.items())
         elif ":" in str(value):
-            items = [item.partition(":")[::2] for item in str(value).split(",")]
+            items = [(p[0], p[2]) for p in (item.partition(":") for item in str(value).split(","))]
         else:
             return cls.uniform(value)
         counts = {
@@ -172,7 +174,12 @@ def _node_group(label: str, nodes: tuple[int, ...]) -> ResourceGroup:
     return ResourceGroup(label, nodes, None, list(nodes), [0] * len(nodes))
 
 
-def _robot_group(label, nodes, hardware_type, robots) -> ResourceGroup:
+def _robot_group(
+    label: str,
+    nodes: tuple[int, ...],
+    hardware_type: str | None,
+    robots: tuple[RobotConfig, ...],
+) -> ResourceGroup:
     resource_node: list[int] = []
     resource_local: list[int] = []
     per_node: dict[int, int] = {}

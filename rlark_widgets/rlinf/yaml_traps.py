@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import yaml
 
 from ..findings import Finding, Severity
@@ -10,7 +12,7 @@ from ..i18n import Text
 SOURCE = "rlinf-cluster-spec §1.2: OmegaConf/PyYAML read unquoted H:M as a base-60 integer"
 
 
-def _walk(node: yaml.Node, path: str):
+def _walk(node: yaml.Node, path: str) -> Iterator[tuple[str, yaml.ScalarNode]]:
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             name = str(key.value)

@@ -3,13 +3,23 @@ tabs over one Session."""
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import ipywidgets as w
 
 from ..i18n import LANGUAGE_NAMES, Text
+from ..rlark.build import JobSettings
 from .html import CSS, banner, esc
 from .labels import Labels
 from .session import Session
 from .steps import ClusterStep, ImportStep, JobStep, MonitorStep, RolesStep, TopologyStep
+
+
+class Step(Protocol):
+    """What the app needs of a step view: its widget (every step renders itself)."""
+
+    widget: w.Widget
+
 
 TITLES = (
     Text("1 Import"),
@@ -45,7 +55,7 @@ class App:
         self.session = session or Session()
         s = self.session
         self.topology = TopologyStep(s)
-        self.steps = [
+        self.steps: list[Step] = [
             ImportStep(s),
             ClusterStep(s),
             self.topology,
@@ -78,14 +88,14 @@ class App:
             [self.header, self.error, self.notice, self.tabs], layout=w.Layout(max_width="1280px")
         )
 
-    def _tab_changed(self, change) -> None:
+    def _tab_changed(self, change: dict[str, Any]) -> None:
         if change["new"] == TOPOLOGY_TAB:
             self.topology.open()
 
 
-def launch(example: str | None = None, **session_options) -> w.Widget:
+def launch(example: str | None = None, **session_options: Any) -> w.Widget:
     """The app widget, with a bundled example already imported (what `make app` shows)."""
     session = Session(**session_options)
-    session.job_fields = {"image": "registry.example.com/rlinf:v0.3.0-cuda12.4"}
+    session.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0-cuda12.4")
     session.load_example(example)
     return App(session).widget

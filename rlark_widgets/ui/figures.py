@@ -7,6 +7,7 @@ change, the traces do not, so the same widgets update in place.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import ipywidgets as w
 
@@ -41,7 +42,7 @@ THEME_TEXT = (
 )
 
 
-def _shape(figure) -> list[str]:
+def _shape(figure: Any) -> list[str]:
     """Trace types in order: what a live widget can take in place (names may change)."""
     return [trace.type for trace in figure.data]
 
@@ -70,7 +71,7 @@ def _figure_class() -> type:
     return SharedFigureWidget
 
 
-def _figure_widget(figure):
+def _figure_widget(figure: Any) -> Any:
     widget = _figure_class()(figure)
     widget._announce = True
     widget.open()
@@ -91,7 +92,7 @@ class LazyFigure:
         self.box.add_class("rlk-figure")
         self.widget = None
 
-    def show(self, figure) -> None:
+    def show(self, figure: Any) -> None:
         # no fixed width: the figure takes its container's (Voila's column, a JupyterLab cell)
         figure.update_layout(width=None, autosize=True)
         if self.widget is not None and _shape(self.widget) == _shape(figure):

@@ -8,7 +8,7 @@ lost, and no view rebuilds.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import ipywidgets as w
 
@@ -77,9 +77,10 @@ class Labels:
         with widget.hold_sync():
             for name, message in attrs.items():
                 if name == "options":
-                    self._relabel(widget, [(show(m, lang), v) for m, v in message])
+                    options = cast(Options, message)
+                    self._relabel(widget, [(show(m, lang), v) for m, v in options])
                 else:
-                    setattr(widget, name, show(message, lang))
+                    setattr(widget, name, show(cast(Message, message), lang))
 
     def _relabel(self, widget: w.Widget, options: list[tuple[str, Any]]) -> None:
         if [tuple(o) for o in widget.options] == options:

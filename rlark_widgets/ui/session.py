@@ -11,151 +11,69 @@ language toggle re-renders them too.
 from __future__ import annotations
 
 import logging
-import re
-import shlex
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from traitlets import Any as AnyTrait
-from traitlets import Bool, Dict, Enum, HasTraits, Int, List, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, Unicode, default
 
-from ..backends.base import BackendError, blocking, default_workspace
+from ..backends import open_backend
+from ..backends.base import Backend, BackendError, blocking, default_workspace
+from ..contract import DEFAULT_RLINF_DIR
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
-from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
-from ..monitor.diagnosis import diagnose
-from ..monitor.history import extend
-from ..monitor.logs import clean_log
-from ..monitor.snapshot import RUNNING, JobSnapshot
-from ..rlark.build import JobSettings, build_job, reseed_prepare
-from ..rlark.check import check_job
-from ..rlark.inventory import InventoryError, load_inventory
-from ..rlark.job import Job, Mount, Role
-from ..rlark.planner import plan_roles
+from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
+from ..monitor.diagnosis import Diagnosis, diagnose
+from ..monitor.history import HistoryPoint, extend
+from ..monitor.snapshot import JobSnapshot
+from ..pipeline import PlannedJob, PlanRequest, plan_for, plan_job, submit_checked
+from ..rlark.build import JobSettings, job_mounts, reseed_prepare
+from ..rlark.facts import RecordFacts
+from ..rlark.inventory import Inventory, InventoryError, load_inventory
+from ..rlark.job import Job, Role
+from ..rlark.logs import clean_log
+from ..rlark.planner import Plan
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
+from ..rlark.text_fields import (
+    MountsError,
+    format_pairs,
+    parse_counts,
+    parse_mounts,
+    parse_pairs,
+    reseed_mounts,
+    role_field,
+)
 from ..rlark.yaml_io import render_job_yaml
-from ..rlinf import GpuLayout, RLinfConfigError, inspect_config, load_config, load_text
+from ..rlinf import ConfigReport, GpuLayout, RLinfConfig, load_config, load_text
 from ..rlinf.errors import ConfigLoadError, MissingVariableError
 
 log = logging.getLogger(__name__)
 
-
-ENDED = ("Succeeded", "Failed", "Stopped")
 ROLE, JOB, MOUNTS = Text("Role"), Text("Job"), Text("Mounts")  # what failed, in the error banner
 SUBMITTING = Text("Submitting…")
-OUTPUT_MOUNT = "output"  # the mount the Job step's StorageClass and Output mount define
-VOLUME_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")  # a Kubernetes volume name
-MOUNT_KINDS = {"storage": "storage", "hostpath": "hostPath"}
-MOUNTS_FIX = Text(
-    "One mount per line: NAME storage STORAGECLASS /container/path, or NAME hostPath "
-    "/node/dir /container/path; add ro for read-only."
-)
-
-
-def _settled(snap: JobSnapshot) -> bool:
-    """The Job has ended and holds no running Worker: nothing more will change by itself."""
-    return snap.phase in ENDED and not any(w.phase == RUNNING for w in snap.workers)
+#: The Job form's text fields: JobSettings fields, then the run-record facts.
+SETTINGS_FIELDS = tuple(f.name for f in fields(JobSettings) if f.name != "mounts")
+FACT_FIELDS = ("rlinf_commit", "image_digest")
+#: A role's fields typed as text, their grammar and how errors name them.
+ROLE_TEXT_FIELDS: dict[str, tuple[Text, Callable[[str, Text], dict[str, Any]]]] = {
+    "node_selector": (Text("nodes"), parse_pairs),
+    "devices": (Text("devices"), parse_counts),
+    "env": (Text("env"), lambda text, where: parse_pairs(text, where, "\n")),
+}
 
 
 def finding_key(finding: Finding) -> str:
     return f"{finding.rule_id}@{finding.path}"
 
 
-class MountsError(ValueError):
-    """A line of a role's mounts that cannot be read: the role, the line, why, and the format."""
-
-    def __init__(self, role: str, number: int, line: str, problem: Text) -> None:
-        self.text = Text(
-            "role '{role}', line {number} ({line}): {problem}",
-            role=role,
-            number=number,
-            line=line.strip(),
-            problem=problem,
-        )
-        self.fix_text = MOUNTS_FIX
-        super().__init__(str(self.text))
-
-
-def format_mounts(mounts: list[Mount]) -> str:
-    """A role's mounts as the editor shows them, one ``NAME KIND SOURCE PATH [ro]`` per line."""
-    return "\n".join(
-        shlex.join([m.name, m.kind, m.source, m.mount_path, *(["ro"] if m.read_only else [])])
-        for m in mounts
-    )
-
-
-def parse_mounts(
-    text: str, role: str, storage: Mapping[str, tuple[str, str]] | None = None
-) -> list[Mount]:
-    """The inverse of :func:`format_mounts`; blank lines and ``#`` comments are skipped.
-
-    Only the shape is checked here. What a mount means (absolute paths, a StorageClass and not a
-    bucket, checkpoints on it) is for the rule catalogue, whose findings the Job step shows.
-    ``storage``: StorageClass and role of other roles' storage mounts by name, since the Job's
-    ``spec.storage`` has one StorageClass per name.
-    """
-    mounts: list[Mount] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError:
-            raise MountsError(role, number, line, Text("a quote is not closed")) from None
-        if words:
-            mount = _mount(words, mounts, storage or {})
-            if isinstance(mount, Text):
-                raise MountsError(role, number, line, mount)
-            mounts.append(mount)
-    return mounts
-
-
-def _mount(
-    words: list[str], earlier: list[Mount], storage: Mapping[str, tuple[str, str]]
-) -> Mount | Text:
-    """One line's mount, or what is wrong with it."""
-    if len(words) not in (4, 5):
-        return Text(
-            "expected NAME KIND SOURCE MOUNT_PATH and optionally ro, found {count} word(s)",
-            count=len(words),
-        )
-    name, kind, source, path, *mode = words
-    if not VOLUME_NAME.fullmatch(name):
-        return Text(
-            "'{name}' is not a volume name (lower-case letters, digits and '-', at most 63)",
-            name=name,
-        )
-    if any(m.name == name for m in earlier):
-        return Text("the name '{name}' is used by an earlier line", name=name)
-    if kind.lower() not in MOUNT_KINDS:
-        return Text("the kind '{kind}' is neither storage nor hostPath", kind=kind)
-    if mode and mode[0] not in ("ro", "rw"):
-        return Text("the last word '{word}' is neither ro nor rw", word=mode[0])
-    kind = MOUNT_KINDS[kind.lower()]
-    other_class, other_role = storage.get(name, (source, ""))
-    if kind == "storage" and other_class != source:
-        return Text(
-            "'{name}' is StorageClass {other} in role '{role}': one storage name has one "
-            "StorageClass in the Job",
-            name=name,
-            other=other_class,
-            role=other_role,
-        )
-    return Mount(name, kind, source, path, read_only=mode == ["ro"])
-
-
-def reseed(mounts: list[Mount], old: list[Mount], new: list[Mount]) -> list[Mount]:
-    """One role's mounts after the Job step's mounts (``output``) change from ``old`` to ``new``.
-
-    The Job step owns the mounts it seeds: every role gets them as it now says (one storage
-    name has one StorageClass in the Job). The role's other mounts stay as edited.
-    """
-    seeded = {m.name for m in [*old, *new]}
-    return [*(replace(m) for m in new), *(m for m in mounts if m.name not in seeded)]
+def role_text(role: Role, field: str) -> str:
+    """A role's text field as its editor shows it (the inverse of :meth:`Session.set_role_text`)."""
+    return format_pairs(getattr(role, field), "\n" if field == "env" else ", ")
 
 
 def _search_path_fix(exc: MissingVariableError) -> Text:
@@ -192,39 +110,41 @@ class Session(HasTraits):
     backend_name = Unicode("local")
     k8s_context = Unicode("")
     k8s_namespace = Unicode("default")
+    run_timeout = Float(None, allow_none=True)  # local backend: end the run script after this
     inventory_name = Unicode("")  # a bundled inventory, or a path
     target_cluster = Unicode("")
     template = Unicode("")
-    job_fields = Dict()  # name, namespace, image, prepare_script, output_dir, tensorboard, ...
+    settings = Instance(JobSettings, args=())  # the Job form
+    facts = Instance(RecordFacts, args=())  # the run-record facts the Job form asks for
     acknowledged = List(Unicode())
     lang = Enum(LANGUAGES)  # every view renders its texts in it; set_language is the toggle
 
     # --- derived ---------------------------------------------------------------------------------
-    config = AnyTrait(None)
-    report = AnyTrait(None)
-    plan = AnyTrait(None)
-    inventory = AnyTrait(None)
-    roles = List()  # list[Role], edited in the Roles step
+    config = Instance(RLinfConfig, allow_none=True)
+    report = Instance(ConfigReport, allow_none=True)
+    plan = Instance(Plan, allow_none=True)
+    inventory = Instance(Inventory, allow_none=True)
+    roles = List(Instance(Role))  # edited in the Roles step
     mount_drafts = Dict()  # role name -> (typed mounts text, why it was not applied)
-    job = AnyTrait(None)
+    job = Instance(Job, allow_none=True)
     job_yaml = Unicode("")
-    findings = List()
+    findings = List(Instance(Finding))
     error = Unicode("")  # in ``lang``
     status = Unicode("")  # in ``lang``
     notice = Unicode("")  # in ``lang``: what loading a config cleared or left running
     busy = Bool(False)
     submitted = Unicode("")
-    snapshot = AnyTrait(None)
-    history = List()
-    diagnosis = AnyTrait(None)
-    submitted_at = AnyTrait(None)
+    snapshot = Instance(JobSnapshot, allow_none=True)
+    history = List(Instance(HistoryPoint))
+    diagnosis = Instance(Diagnosis, allow_none=True)
+    submitted_at = Float(None, allow_none=True)
     delete_pending = Unicode("")  # what Delete would remove, while it waits for confirmation
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
     def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.workspace = workspace or default_workspace()
-        self._backend = None
+        self._backend: Backend | None = None
         self._monitor: threading.Thread | None = None
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
@@ -247,11 +167,11 @@ class Session(HasTraits):
         setattr(self, trait, render(message, self.lang))
 
     # --- guarded actions -------------------------------------------------------------------------
-    def _guard(self, action: Callable[[], None], what: Text) -> bool:
+    def _guard(self, action: Callable[[], None], what: Text | str) -> bool:
         """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback."""
         try:
             action()
-        except (RLinfConfigError, BackendError, InventoryError, OSError, ValueError) as exc:
+        except (TextError, InventoryError, OSError, ValueError) as exc:
             message, fix = _problem(exc)
             self._say(
                 "error",
@@ -279,8 +199,7 @@ class Session(HasTraits):
         return [line.strip() for line in self.overrides_text.splitlines() if line.strip()]
 
     def _env(self) -> dict[str, str]:
-        pairs = (line.split("=", 1) for line in self.env_text.splitlines() if "=" in line)
-        return {k.strip(): v.strip() for k, v in pairs}
+        return parse_pairs(self.env_text.splitlines(), Text("searchpath variables"))
 
     def load_example(self, name: str | None = None) -> bool:
         """Import a bundled example config (the app starts with one)."""
@@ -323,10 +242,10 @@ class Session(HasTraits):
 
         return self._guard(action, Text("Upload"))
 
-    def _set_config(self, config) -> None:
+    def _set_config(self, config: RLinfConfig) -> None:
         """A config replaces everything derived from the previous one: its Job's monitor state
-        (the Job itself keeps running, and the status says so), acknowledgements, and the
-        per-node GPU map typed for it (cleared, with a note)."""
+        (the Job itself keeps running, and a notice says so), acknowledgements, and the
+        per-node GPU map typed for it (cleared, with a notice)."""
         notes = self._forget_previous()
         self.config = config
         self.replan()
@@ -337,7 +256,7 @@ class Session(HasTraits):
         notes: list[Text] = []
         if self.submitted:
             snap = self.snapshot
-            if snap is None or (snap.exists and not _settled(snap)):
+            if snap is None or (snap.exists and not snap.settled):
                 notes.append(
                     Text(
                         "Job '{name}' of the previous config is no longer watched here; it keeps"
@@ -393,41 +312,31 @@ class Session(HasTraits):
         """Re-plan roles from the config (the Re-plan button; discards role edits)."""
         return self._guard(self._plan, Text("Plan"))
 
-    def _plan(self) -> None:
+    def request(self, roles: list[Role] | None = None) -> PlanRequest | None:
+        """What the pipeline plans from: the config and everything typed (None before import)."""
         if self.config is None:
-            return
-        report = inspect_config(self.config, self.gpu_layout(), search_gpus=False)
-        plan = plan_roles(
-            report,
+            return None
+        return PlanRequest(
+            self.config,
+            self.gpu_layout(),
             self.inventory,
             template=self.template or None,
             target_cluster=self.target_cluster or None,
+            settings=self.settings,
+            facts=self.facts,
+            roles=roles,
         )
-        self.report, self.plan = report, plan
-        self.roles = list(build_job(plan, self._settings()).roles) if plan.ok else []
-        self.mount_drafts = {}
-        self._rebuild()
 
-    def _settings(self) -> JobSettings:
-        f = self.job_fields
-        mounts = (
-            [Mount(OUTPUT_MOUNT, "storage", f["storage_class"], f["output_dir"])]
-            if f.get("storage_class") and f.get("output_dir")
-            else []
-        )
-        return JobSettings(
-            name=f.get("name") or None,
-            namespace=f.get("namespace") or "default",
-            image=f.get("image", ""),
-            rlinf_dir=f.get("rlinf_dir") or "/workspace/RLinf",
-            prepare_script=f.get("prepare_script", ""),
-            mounts=mounts,
-            output_mount=f.get("output_dir") or None,
-            tensorboard_log_dir=f.get("tensorboard") or None,
-            network_domain=f.get("network_domain") or None,
-            ssh_keys=[k.strip() for k in f.get("ssh_keys", "").splitlines() if k.strip()],
-            run_script=f.get("run_script") or None,
-        )
+    def _plan(self) -> None:
+        request = self.request()
+        if request is None:
+            return
+        plan = plan_for(request)
+        planned = plan_job(request, plan)
+        self.report, self.plan = plan.report, plan
+        self.roles = list(planned.job.roles) if planned.job is not None else []
+        self.mount_drafts = {}
+        self._show(planned)
 
     # --- roles ---------------------------------------------------------------------------------------
     def update_role(self, index: int, **changes: Any) -> bool:
@@ -444,8 +353,22 @@ class Session(HasTraits):
         self.roles = roles
         self._rebuild()
 
+    def set_role_text(self, index: int, field: str, text: str) -> bool:
+        """A role's node selector, devices or env as typed (``key=value`` items).
+
+        A bad item (no ``=``, a device count that is not a whole number) applies nothing: the
+        error names the role, the field and the item, and the editor keeps the text.
+        """
+
+        def action() -> None:
+            label, parse = ROLE_TEXT_FIELDS[field]
+            role = self._role_at(index)
+            self._replace_role(index, **{field: parse(text, role_field(role.name, label))})
+
+        return self._guard(action, ROLE)
+
     def set_role_mounts(self, index: int, text: str) -> bool:
-        """The role's mounts from the editor (see :func:`parse_mounts`).
+        """The role's mounts from the editor (see :func:`~..rlark.text_fields.parse_mounts`).
 
         A line that cannot be read applies nothing: the error names the role and the line, and
         the typed text stays in ``mount_drafts`` (the editor shows it) until it reads.
@@ -476,7 +399,7 @@ class Session(HasTraits):
         image = self.roles[0].image if self.roles else ""
         taken = {r.name.lower() for r in self.roles}
         name = next(f"role-{i}" for i in range(1, 100) if f"role-{i}" not in taken)
-        mounts = [replace(m) for m in self._settings().mounts]
+        mounts = job_mounts(self.settings)
         self.roles = [*self.roles, Role(name=name, replicas=1, image=image, mounts=mounts)]
         return self._guard(self._rebuild, ROLE)
 
@@ -520,54 +443,64 @@ class Session(HasTraits):
         )
 
     # --- job ------------------------------------------------------------------------------------------
-    def set_job_field(self, name: str, value: Any) -> bool:
-        """A Job form field. The image seeds every role still on the previous one (a role's own
-        image stays); the output mount is set on every role (see :func:`reseed`); the prepare
-        script replaces the Job-wide lines of every role's (see :func:`reseed_prepare`)."""
-        before = self._settings()
-        self.job_fields = {**self.job_fields, name: value}
-        if name == "image":
-            self.roles = [
-                replace(r, image=value) if r.image == before.image else r for r in self.roles
-            ]
-        elif name == "prepare_script":
-            self.roles = [
-                replace(
-                    r, prepare_script=reseed_prepare(r.prepare_script, before.prepare_script, value)
-                )
-                for r in self.roles
-            ]
-        elif name in ("storage_class", "output_dir"):
-            seeds = before.mounts, self._settings().mounts
-            self.roles = [replace(r, mounts=reseed(r.mounts, *seeds)) for r in self.roles]
-        return self._guard(self._rebuild, JOB)
+    def job_field_text(self, name: str) -> str:
+        """A Job form field as its editor shows it (SSH keys one per line; unset: empty)."""
+        source = self.facts if name in FACT_FIELDS else self.settings
+        value = getattr(source, name)
+        return "\n".join(value) if isinstance(value, list) else value or ""
+
+    def set_job_field(self, name: str, value: str) -> bool:
+        """A Job form field as typed (a :class:`JobSettings` field or a run-record fact).
+
+        The image seeds every role still on the previous one (a role's own image stays); the
+        output mount is set on every role (see :func:`reseed_mounts`); the prepare script
+        replaces the Job-wide lines of every role's (see :func:`reseed_prepare`).
+        """
+
+        def action() -> None:
+            if name in FACT_FIELDS:
+                self.facts = replace(self.facts, **{name: value.strip() or None})
+                self._rebuild()
+                return
+            if name not in SETTINGS_FIELDS:
+                raise ValueError(Text("There is no Job field {name}.", name=name))
+            before = self.settings
+            change: dict[str, Any] = {name: _setting(name, value)}
+            self.settings = replace(before, **change)
+            if name == "image":
+                self.roles = [
+                    replace(r, image=value) if r.image == before.image else r for r in self.roles
+                ]
+            elif name == "prepare_script":
+                self.roles = [
+                    replace(
+                        r,
+                        prepare_script=reseed_prepare(
+                            r.prepare_script, before.prepare_script, value
+                        ),
+                    )
+                    for r in self.roles
+                ]
+            elif name in ("output_storage", "output_mount"):
+                seeds = job_mounts(before), job_mounts(self.settings)
+                self.roles = [
+                    replace(r, mounts=reseed_mounts(r.mounts, *seeds)) for r in self.roles
+                ]
+            self._rebuild()
+
+        return self._guard(action, JOB)
 
     def _rebuild(self) -> None:
-        if self.plan is None or not self.plan.ok:
-            self.job, self.job_yaml = None, ""
-            self.findings = [
-                *(self.report.findings if self.report else []),
-                *(self.plan.findings if self.plan else []),
-            ]
+        request = self.request(list(self.roles))
+        if request is None or self.plan is None:
+            self.job, self.job_yaml, self.findings = None, "", []
             self.revision += 1
             return
-        base = build_job(self.plan, self._settings())
-        job = Job(
-            name=base.name,
-            roles=list(self.roles),
-            run_script=base.run_script,
-            namespace=base.namespace,
-            annotations=base.annotations,
-            tensorboard_log_dir=base.tensorboard_log_dir,
-            network_domain=base.network_domain,
-            ssh_keys=base.ssh_keys,
-        )
-        findings = [*self.report.findings, *self.plan.findings]
-        findings += check_job(
-            job, self.report, self.inventory, target_cluster=self.plan.target_cluster
-        )
-        self.job, self.findings = job, findings
-        self.job_yaml = redact(render_job_yaml(job))
+        self._show(plan_job(request, self.plan))
+
+    def _show(self, planned: PlannedJob) -> None:
+        self.job, self.findings = planned.job, planned.findings
+        self.job_yaml = redact(render_job_yaml(planned.job)) if planned.job is not None else ""
         self.revision += 1
 
     def acknowledge(self, keys: list[str]) -> None:
@@ -590,7 +523,7 @@ class Session(HasTraits):
         return (
             bool(self.submitted)
             and not self.busy
-            and (snap is None or (snap.exists and not _settled(snap)))
+            and (snap is None or (snap.exists and not snap.settled))
         )
 
     def can_delete(self) -> bool:
@@ -608,11 +541,12 @@ class Session(HasTraits):
 
     def record_zip(self, path: Path) -> Path | None:
         """Write the run record (zip) for the current plan and Job; None when there is no Job."""
-        if self.job is None:
+        plan, job = self.plan, self.job
+        if plan is None or job is None:
             return None
         result: list[Path] = []
         self._guard(
-            lambda: result.append(build_record(self.plan, self.job, self.findings).write(path)),
+            lambda: result.append(build_record(plan, job, self.findings, self.facts).write(path)),
             Text("Record"),
         )
         return result[0] if result else None
@@ -625,18 +559,30 @@ class Session(HasTraits):
             return path.read_bytes() if path is not None else None
 
     # --- backend ----------------------------------------------------------------------------------------
-    def backend(self):
+    def set_run_timeout(self, text: str) -> bool:
+        """The local backend's limit on the run script, in seconds (empty: no limit)."""
+
+        def action() -> None:
+            try:
+                seconds = float(text) if text.strip() else None
+            except ValueError:
+                raise ValueError(
+                    Text("'{value}' is not a number of seconds.", value=text.strip())
+                ) from None
+            self.run_timeout = seconds
+            self._backend = None  # opened again with the new limit
+
+        return self._guard(action, Text("Run timeout (s)"))
+
+    def backend(self) -> Backend:
         if self._backend is None or self._backend.name != self.backend_name:
-            if self.backend_name == "kubernetes":
-                from ..backends.kube.backend import KubernetesBackend
-
-                self._backend = KubernetesBackend.from_kubeconfig(
-                    context=self.k8s_context or None, namespace=self.k8s_namespace or None
-                )
-            else:
-                from ..backends.local.backend import LocalBackend
-
-                self._backend = LocalBackend(self.workspace)
+            self._backend = open_backend(
+                self.backend_name,
+                workspace=self.workspace,
+                run_timeout=self.run_timeout,
+                context=self.k8s_context or None,
+                namespace=self.k8s_namespace or None,
+            )
         return self._backend
 
     def submit(self, wait: bool = False) -> bool:
@@ -665,20 +611,21 @@ class Session(HasTraits):
 
             def action() -> None:
                 backend = self.backend()
+                request = self.request(list(self.roles))
+                if request is None or self.plan is None:
+                    return
                 self._say("status", Text("Preflight…"))
-                problems = [f for f in backend.preflight(self.job) if f.severity is Severity.ERROR]
-                if problems:
+                submission = submit_checked(backend, plan_job(request, self.plan))
+                if submission.result is None:
+                    problems = submission.blocking
                     raise BackendError(
                         Text(
                             "Preflight failed: {problems}",
                             problems=Listing(f.text for f in problems),
                         ),
-                        problems[0].fix_text,
+                        problems[0].fix_text if problems else "",
                     )
-                self._say("status", SUBMITTING)
-                result = backend.submit(
-                    self.job, expansion=self.report.expansion, config=self.config
-                )
+                result = submission.result
                 self.submitted, self.submitted_at = result.name, time.time()
                 self.history = []
                 self._say(
@@ -725,7 +672,7 @@ class Session(HasTraits):
             while not stop.is_set():
                 self.refresh()
                 snap = self.snapshot
-                if snap is None or not snap.exists or _settled(snap):
+                if snap is None or snap.settled:
                     return
                 stop.wait(interval)
 
@@ -783,3 +730,15 @@ class Session(HasTraits):
             Text("Logs"),
         )
         return out[0] if out else ""
+
+
+def _setting(name: str, value: str) -> object:
+    """A Job form field's text as its :class:`JobSettings` value (empty: the default)."""
+    if name == "ssh_keys":
+        return [line.strip() for line in value.splitlines() if line.strip()]
+    if name in ("image", "prepare_script"):
+        return value
+    if name == "run_script":  # a script keeps its own whitespace
+        return value if value.strip() else None
+    defaults = {"namespace": "default", "rlinf_dir": DEFAULT_RLINF_DIR}
+    return value.strip() or defaults.get(name)

@@ -48,12 +48,16 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
     paint = _component_colours(components, len(role_names))
     source, target, value, colour = [], [], [], []
     for (c, g), n in sorted(component_group.items()):
-        source.append(index[("c", c)]), target.append(index[("g", g)]), value.append(n)
+        source.append(index[("c", c)])
+        target.append(index[("g", g)])
+        value.append(n)
         colour.append(paint[c])
     for (g, r), n in sorted(group_role.items()):
         if ("r", r) not in index:
             continue
-        source.append(index[("g", g)]), target.append(index[("r", r)]), value.append(n)
+        source.append(index[("g", g)])
+        target.append(index[("r", r)])
+        value.append(n)
         colour.append(role_colour(role_names.index(r)))
     node_colours = (
         [paint[c] for c in components]

@@ -14,6 +14,8 @@ app the page's theme colour replaces it (ui/figures.py), which reads >= 4.5:1 on
 
 from __future__ import annotations
 
+from typing import Any
+
 ROLE_COLOURS = (
     "#0072B2",  # blue
     "#9E6C00",  # ochre (Okabe-Ito orange, darkened)
@@ -63,7 +65,7 @@ def component_colour(name: str, order: list[str] | None = None) -> str:
     return FALLBACK_COMPONENT_COLOURS[index % len(FALLBACK_COMPONENT_COLOURS)]
 
 
-def transparent_layout(**extra) -> dict:
+def transparent_layout(**extra: Any) -> dict[str, Any]:
     """Layout that inherits the page background, so light and dark themes both read well."""
     return {
         "paper_bgcolor": "rgba(0,0,0,0)",

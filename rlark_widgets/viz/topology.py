@@ -288,9 +288,9 @@ def _aggregate_figure(rows: list[NodeRow], title: str, lang: str) -> go.Figure:
             colorbar=dict(title=Text("share of nodes using the GPU").render(lang)),
         )
     )
-    title = Text("{title} ({count} nodes, aggregated by role)", title=title, count=len(rows))
+    heading = Text("{title} ({count} nodes, aggregated by role)", title=title, count=len(rows))
     figure.update_layout(
-        **transparent_layout(title=title.render(lang), height=120 + 40 * len(labels))
+        **transparent_layout(title=heading.render(lang), height=120 + 40 * len(labels))
     )
     figure.update_yaxes(autorange="reversed")
     return figure

@@ -19,15 +19,15 @@ import urllib3
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from ...contract import API_GROUP, API_VERSION_NAME, JOB_RESOURCE
 from ...i18n import Text
-from ...rlark.job import API_VERSION
 from ..base import BackendError
 
-JOBS = "jobs.rlark.io"
+JOBS = JOB_RESOURCE
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: How a connection that the server (or a proxy) dropped mid-request reads in urllib3's errors.
 DROPPED = ("Remote end closed connection", "Connection reset", "Connection aborted")
-GROUP, VERSION = API_VERSION.split("/")
+GROUP, VERSION = API_GROUP, API_VERSION_NAME
 
 
 #: The verbs calls use, each a whole phrase (the verb's place differs between languages).

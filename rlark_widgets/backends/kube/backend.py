@@ -29,14 +29,15 @@ from kubernetes import client
 
 from ...findings import Finding, has_errors
 from ...i18n import Text
-from ...monitor.logs import RUN_LOG
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
+from ...rlark.logs import RUN_LOG
+from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
 from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
 from .config import connect
-from .inventory import NodeSelection, inventory_from, node_selection
+from .inventory import inventory_from
 from .preflight import (
     access_findings,
     capacity_findings,
@@ -130,12 +131,6 @@ class KubernetesBackend:
         )
         return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
 
-    def select_nodes(
-        self, selector: Mapping[str, str], inventory: Inventory | None = None
-    ) -> NodeSelection:
-        """The console's read-only selected node count, and matches outside the intended cluster."""
-        return node_selection(inventory or self.inventory(), selector, self.cluster)
-
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
         manifest = job.to_manifest()
@@ -163,7 +158,9 @@ class KubernetesBackend:
             command=f"kubectl -n {self.namespace} get {JOBS} {name}",
         )
 
-    def submit(self, job: Job, expansion: Any = None, config: Any = None) -> SubmitResult:
+    def submit(
+        self, job: Job, expansion: Expansion | None = None, config: RLinfConfig | None = None
+    ) -> SubmitResult:
         """Create the Job once; ``expansion`` and ``config`` are for the local rehearsal only."""
         manifest = self.manifest(job)
         with self._submit_lock:  # a double click in one session waits for the first answer

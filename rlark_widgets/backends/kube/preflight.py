@@ -31,7 +31,12 @@ def _server_trouble(exc: KubeApiError) -> bool:
 
 
 def _finding(
-    rule_id: str, severity: Severity, path: str, message: Text, fix: Text, source: str = SOURCE
+    rule_id: str,
+    severity: Severity,
+    path: str,
+    message: Text,
+    fix: Text | str,
+    source: str = SOURCE,
 ) -> Finding:
     return Finding(rule_id, severity, path, message, fix, source)
 

@@ -89,7 +89,7 @@ def _container_state(
     if "terminated" in state:
         done = state["terminated"] or {}
         return done.get("reason"), done.get("message"), as_int(done.get("exitCode"))
-    scheduled = next(
+    scheduled: Mapping[str, Any] = next(
         (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), {}
     )
     if scheduled.get("status") == "False":
@@ -146,7 +146,8 @@ def workers_from(
     """(this run's Workers, the pods listed apart), each in RLINF_NODE_RANK order (unknown
     ranks last, then by role and index)."""
     grouped = events_by_pod(events)
-    ours, others = [], []
+    ours: list[WorkerSnapshot] = []
+    others: list[WorkerSnapshot] = []
     for pod in pods:
         worker = worker_from_pod(pod, grouped.get(pod["metadata"]["name"], []))
         worker.apart = apart(pod, run)

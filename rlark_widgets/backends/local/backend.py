@@ -30,12 +30,13 @@ from typing import Any
 
 import psutil
 
+from ...contract import CATEGORY_LABEL, CLUSTER_LABEL
 from ...findings import Finding, Severity
 from ...i18n import Text
-from ...monitor.logs import RUN_LOG
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from ...rlark.inventory import Inventory, NodeInfo
 from ...rlark.job import Job
+from ...rlark.logs import RUN_LOG
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion
 from ...rlinf.loader import RLinfConfig

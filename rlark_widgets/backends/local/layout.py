@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...contract import DNS_LABEL
 from ...i18n import Text
-from ...rlark.rules import JOB_NAME
 from ..base import BackendError
 
 #: Files that describe one run; a restart replaces them (outputs under mounts/ and root/ stay).
@@ -56,7 +56,7 @@ class JobDir:
 
     @classmethod
     def of(cls, workspace: Path, name: str) -> JobDir:
-        if not JOB_NAME.fullmatch(name or ""):
+        if not DNS_LABEL.fullmatch(name or ""):
             raise BackendError(
                 Text("'{name}' is not a valid Job name.", name=name),
                 Text("Use 1-63 lower-case letters, digits or '-', with no '-' at either end."),

@@ -10,7 +10,6 @@ start time, so a reused PID is never signalled.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import time
@@ -120,7 +119,8 @@ def _scan(leaders: Iterable[ProcessRef], token: str | None) -> list[psutil.Proce
     for proc in psutil.process_iter(["status", "create_time"]):
         if proc.pid == os.getpid() or proc.info["status"] == psutil.STATUS_ZOMBIE:
             continue
-        leader = sessions.get(_session_of(proc.pid))
+        session = _session_of(proc.pid)
+        leader = sessions.get(session) if session is not None else None
         in_session = leader is not None and proc.info["create_time"] >= leader.create_time - 1
         if in_session or (token is not None and has_token(proc.pid, token)):
             found.append(proc)
@@ -183,8 +183,9 @@ def end_run(token: str, leaders: RunLeaders, grace: float, poll: float = 0.1) ->
     for targets, find in stages:
         for ref in targets:
             main = ref.process()
-            whole = ref is leaders.run or main is None  # no ray start left to do it in order
-            signal_all(session_processes(ref) if whole else [main], signal.SIGTERM)
+            # the run script, or no ray start left to end its session in order: the whole session
+            parts = session_processes(ref) if ref is leaders.run or main is None else [main]
+            signal_all(parts, signal.SIGTERM)
         deadline = time.monotonic() + grace
         left = find()
         while left and time.monotonic() < deadline:
@@ -204,12 +205,3 @@ def exit_reason(returncode: int) -> tuple[str, int]:
             name = f"signal {-returncode}"
         return f"Killed ({name})", 128 - returncode
     return ("Completed" if returncode == 0 else "Error"), returncode
-
-
-def memory_mib(procs: Iterable[psutil.Process]) -> float:
-    """Proportional set size (PSS) of ``procs`` in MiB: shared pages counted once overall."""
-    total = 0
-    for proc in procs:
-        with contextlib.suppress(psutil.Error):
-            total += proc.memory_full_info().pss
-    return total / 2**20

@@ -19,7 +19,6 @@ from pathlib import Path
 from ...monitor.snapshot import RayMember
 from ..ray_members import members_from_dashboard
 
-ROLE_LABEL = "rlark.io/role"
 HEAD_PORTS = ("gcs", "dashboard", "client_server")
 NODE_PORTS = (
     "node_manager",

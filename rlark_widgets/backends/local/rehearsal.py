@@ -20,16 +20,19 @@ Everything it prints and writes is labelled as a rehearsal.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import yaml
 
-from ...contract import RANK_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, RAY_ADDRESS_ENV
 from ...i18n import Listing, Text
 from ...monitor.snapshot import Verdict
 
@@ -77,12 +80,12 @@ class Rehearsal:
 
         say("REHEARSAL, NOT TRAINING: checks the planned layout on real Ray nodes.")
         first = self.first_step()
-        address = os.environ.get("RAY_ADDRESS", "")
+        address = os.environ.get(RAY_ADDRESS_ENV, "")
         try:
             ray.init(
                 address=address,
                 _node_ip_address=self.plan["node_ip"],
-                logging_level="ERROR",
+                logging_level=logging.ERROR,
                 log_to_driver=False,
             )
         except (ConnectionError, ValueError) as exc:
@@ -102,7 +105,7 @@ class Rehearsal:
         say(f"{PASSED}: the layout matches the plan. Nothing was trained.")
 
     # --- 1. members ---------------------------------------------------------------------------
-    def wait_for_members(self, ray) -> list[dict[str, Any]]:
+    def wait_for_members(self, ray: ModuleType) -> list[dict[str, Any]]:
         """The alive Ray nodes, once ``num_nodes`` are alive."""
         expected, timeout = self.plan["num_nodes"], self.plan["member_timeout"]
         deadline, next_note = time.monotonic() + timeout, 0.0
@@ -135,7 +138,7 @@ class Rehearsal:
     def _missing(self, alive: list[dict[str, Any]]) -> str:
         present = {_rank(n) for n in alive}
         missing = [w for w in self.plan["workers"] if w["rank"] not in present]
-        return ", ".join(f"RLINF_NODE_RANK {w['rank']} (Worker {w['key']})" for w in missing)
+        return ", ".join(f"{RANK_ENV} {w['rank']} (Worker {w['key']})" for w in missing)
 
     # --- 2. ranks -----------------------------------------------------------------------------
     def check_ranks(self, alive: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
@@ -151,7 +154,7 @@ class Rehearsal:
                     ranks=str(sorted(ranks, key=lambda r: (r is None, r or 0))),
                 )
             )
-        labelled = sorted(ranks)
+        labelled = sorted(r for r in ranks if r is not None)  # none is None: checked above
         if labelled[:expected] != list(range(expected)):
             raise RehearsalFailure(
                 Text(
@@ -166,9 +169,9 @@ class Rehearsal:
             say(f"{len(extra)} extra node(s) {extra}: RLinf keeps ranks 0..{expected - 1}")
         self.report["ranks"] = labelled
         say(f"node ranks {labelled[:expected]}: unique and continuous")
-        return {_rank(n): n for n in alive}
+        return {rank: n for n in alive if (rank := _rank(n)) is not None}
 
-    def start_probes(self, ray, nodes: dict[int, dict[str, Any]]) -> dict[int, Any]:
+    def start_probes(self, ray: ModuleType, nodes: dict[int, dict[str, Any]]) -> dict[int, Any]:
         """One probe actor per node; each must read its node's rank from RLINF_NODE_RANK."""
         probe = ray.remote(num_cpus=0)(NodeProbe)
         probes = {
@@ -191,11 +194,11 @@ class Rehearsal:
             raise RehearsalFailure(
                 Text("node rank labels and environments disagree: {detail}.", detail=detail)
             )
-        say("every node's RLINF_NODE_RANK matches its label")
+        say(f"every node's {RANK_ENV} matches its label")
         return probes
 
     # --- 3. placement -------------------------------------------------------------------------
-    def check_placement(self, ray, nodes: dict[int, dict[str, Any]]) -> None:
+    def check_placement(self, ray: ModuleType, nodes: dict[int, dict[str, Any]]) -> None:
         expansion = self.plan.get("expansion")
         if not expansion or expansion.get("error"):
             self.report["placement"] = None
@@ -320,7 +323,7 @@ class Rehearsal:
         path.write_text(header + yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         say(f"config saved: {path}")
 
-    def run_steps(self, ray, probes: dict[int, Any], first: int) -> None:
+    def run_steps(self, ray: ModuleType, probes: dict[int, Any], first: int) -> None:
         steps, interval = self.plan["steps"], self.plan.get("save_interval")
         planned = self.plan.get("planned_steps")
         say(
@@ -381,7 +384,7 @@ class NodeProbe:
     """One per node: reads the node's RLINF_NODE_RANK and answers every step."""
 
     def rank_env(self) -> str | None:
-        return os.environ.get("RLINF_NODE_RANK")
+        return os.environ.get(RANK_ENV)
 
     def step(self, step: int) -> int:
         return step
@@ -400,12 +403,12 @@ class PlacedProcess:
         seen = os.environ["CUDA_VISIBLE_DEVICES"]
         return {
             "node_id": ray.get_runtime_context().get_node_id(),
-            "rank_env": os.environ.get("RLINF_NODE_RANK"),
+            "rank_env": os.environ.get(RANK_ENV),
             "gpus": [int(g) for g in seen.split(",") if g],
         }
 
 
-def _pin(node_id: str):
+def _pin(node_id: str) -> Any:
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     return NodeAffinitySchedulingStrategy(node_id, soft=False)
@@ -420,7 +423,7 @@ def _gpus(node: dict[str, Any]) -> float:
     return float((node.get("Resources") or {}).get("GPU", 0))
 
 
-def _tensorboard(directory: Path):
+def _tensorboard(directory: Path) -> Callable[[dict[str, Any]], None] | None:
     """A function writing a metrics row as TensorBoard scalars, or None without tensorboard."""
     try:
         from tensorboard.compat.proto.event_pb2 import Event

@@ -19,14 +19,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from ...contract import INDEX_LABEL, JOB_LABEL, RANK_LABEL
+from ...contract import INDEX_LABEL, JOB_LABEL, RANK_ENV, RANK_LABEL, ROLE_LABEL
 from ...i18n import Text
 from ...rlark.job import Job
 from ..base import BackendError, expectations
 from .layout import JobDir, slug
 from .mounts import MountMap
 from .procs import TOKEN_ENV
-from .ray_nodes import BASE_ENV, HEAD_ENV, ROLE_LABEL
+from .ray_nodes import BASE_ENV, HEAD_ENV
 
 RunMode = Literal["rehearsal", "job"]
 #: The rehearsal runs at most this many steps, whatever the config's budget: it proves the
@@ -139,7 +139,7 @@ def build_spec(job: Job, where: JobDir, options: LocalOptions) -> Spec:
                 **BASE_ENV,
                 "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
                 **role.env,
-                "RLINF_NODE_RANK": str(rank),
+                RANK_ENV: str(rank),
                 TOKEN_ENV: run_id,
             }
             if role.head:

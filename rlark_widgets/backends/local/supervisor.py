@@ -18,10 +18,11 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...contract import RANK_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, RAY_ADDRESS_ENV
 from .layout import JobDir, tail_lines
 from .procs import ProcessRef, RunLeaders, end_run, session_processes, signal_all
 from .ray_nodes import (
@@ -130,7 +131,7 @@ class Supervisor:
             worker.env,
             worker.dir,
             Path(worker.log),
-            f"Worker {worker.key} (RLINF_NODE_RANK {worker.rank}): {' '.join(argv)}",
+            f"Worker {worker.key} ({RANK_ENV} {worker.rank}): {' '.join(argv)}",
         )
         self.children[worker.key] = proc
         events = self.state["workers"].get(worker.key, {}).get("events", [])
@@ -181,7 +182,7 @@ class Supervisor:
 
     def start_run_script(self) -> None:
         run = self.spec.run
-        env = {**run.env, "RAY_ADDRESS": self.state["head"]["address"]}
+        env = {**run.env, RAY_ADDRESS_ENV: self.state["head"]["address"]}
         proc = self.spawn(run.argv, env, run.cwd, Path(run.log), run.banner)
         self.children["run"] = proc
         self.state["run"] = {**ProcessRef.of(proc.pid).to_json(), "started": time.time()}
@@ -214,8 +215,9 @@ class Supervisor:
         run["timed_out"] = time.time()
         self.log(f"the run script ran longer than run_timeout ({limit:g} s): ending it")
         leader = ProcessRef.from_json(run)
-        signal_all(session_processes(leader), signal.SIGTERM)
-        self.pending_kills.append((time.monotonic() + self.spec.options.grace, leader))
+        if leader is not None:
+            signal_all(session_processes(leader), signal.SIGTERM)
+            self.pending_kills.append((time.monotonic() + self.spec.options.grace, leader))
         self.save()
 
     def teardown(self, why: str) -> None:
@@ -283,7 +285,7 @@ class Supervisor:
                 start_new_session=True,
             )
 
-    def _records(self):
+    def _records(self) -> Iterator[tuple[str, dict[str, Any]]]:
         yield from self.state["workers"].items()
         if self.state["run"] is not None:
             yield "run", self.state["run"]

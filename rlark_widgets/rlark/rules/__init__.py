@@ -10,6 +10,5 @@ importer (``rlinf/``); the secret scanner contributes the SEC rules. One module 
 
 from .catalogue import RULES, evaluate
 from .context import Hit, Rule, RuleContext, rule
-from .names import JOB_NAME
 
-__all__ = ["JOB_NAME", "RULES", "Hit", "Rule", "RuleContext", "evaluate", "rule"]
+__all__ = ["RULES", "Hit", "Rule", "RuleContext", "evaluate", "rule"]

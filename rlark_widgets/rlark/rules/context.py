@@ -88,8 +88,13 @@ REGISTERED: list[Rule] = []
 CONTAINER = "template.spec.containers[0]"
 
 
-def rule(rule_id: str, severity: Severity, title: Text, source: str):
-    def register(check: Callable[[RuleContext], Iterable[Hit]]):
+Check = Callable[["RuleContext"], Iterable[Hit]]
+
+
+def rule(rule_id: str, severity: Severity, title: Text, source: str) -> Callable[[Check], Check]:
+    """Register the decorated check as rule ``rule_id`` (in its module's registration order)."""
+
+    def register(check: Check) -> Check:
         REGISTERED.append(Rule(rule_id, severity, title, source, check))
         return check
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from ...contract import RESERVED_ENV, RESERVED_ENV_PREFIXES
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
 
-#: Set by RLark itself on every Worker; a user value would be overwritten or break the layout.
-RESERVED_ENV = {"RLINF_NODE_RANK", "RAY_ADDRESS", "RAY_HEAD_IP", "RAY_NODE_IP_ADDRESS"}
-RESERVED_ENV_PREFIXES = ("RLARK_",)
 #: Variables RLinf's RobotAutoConfig turns into robots on any node that has them (spec §1.6).
 ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_INTERFACE"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...contract import ENTRY_PLACEHOLDER
 from ...findings import Severity
 from ...i18n import Text
 from .context import CD_TARGET, CONTAINER, SEED_FAQ, SEED_JOB, Hit, RuleContext, code_lines, rule
@@ -162,7 +163,7 @@ def _run_script_ray(ctx: RuleContext) -> Iterator[Hit]:
     f"{SEED_JOB} Step 3 (明确写入工作目录切换和启动命令)",
 )
 def _run_script_entry(ctx: RuleContext) -> Iterator[Hit]:
-    if "REPLACE_WITH_RLINF_ENTRY_SCRIPT" in code_lines(ctx.job.run_script):
+    if ENTRY_PLACEHOLDER in code_lines(ctx.job.run_script):
         yield (
             "spec.runScript",
             Text(

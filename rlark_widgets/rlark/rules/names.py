@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ...contract import DNS_LABEL
 from ...findings import Severity
 from ...i18n import Text
 from .context import SEED_JOB, Hit, RuleContext, rule
-
-JOB_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 @rule(
@@ -19,7 +18,7 @@ JOB_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
     f"{SEED_JOB} Step 1",
 )
 def _job_name(ctx: RuleContext) -> Iterator[Hit]:
-    if not JOB_NAME.fullmatch(ctx.job.name or ""):
+    if not DNS_LABEL.fullmatch(ctx.job.name or ""):
         fixed = (
             re.sub(r"[^a-z0-9-]+", "-", (ctx.job.name or "").lower()).strip("-")[:63] or "rlinf-job"
         )

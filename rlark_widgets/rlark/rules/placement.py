@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from ...contract import DEVICE_PREFIX
 from ...findings import Severity
 from ...i18n import Text
 from ...rlinf.ranks import format_ranks
-from ..job import DEVICE_PREFIX
 from ..node_needs import device_resource_for
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SEED_RLARK, SPEC, Hit, RuleContext, rule
 

@@ -21,7 +21,7 @@ def _rec_commit(ctx: RuleContext) -> Iterator[Hit]:
             "record.versions.rlinf_commit",
             Text("The RLinf commit of this run is not recorded."),
             Text(
-                "Give it (--rlinf-commit, e.g. `git -C RLinf rev-parse HEAD`) so the run can be reproduced."
+                "Give it (--rlinf-commit, or RLinf commit in the app's Job step; e.g. `git -C RLinf rev-parse HEAD`) so the run can be reproduced."
             ),
         )
 
@@ -43,7 +43,7 @@ def _rec_digest(ctx: RuleContext) -> Iterator[Hit]:
                 "The digest behind {tags} is not recorded; the tag may move.", tags=", ".join(tags)
             ),
             Text(
-                "Ask the image publisher or registry for the digest and give it (--image-digest sha256:...)."
+                "Ask the image publisher or registry for the digest and give it (--image-digest sha256:..., or Image digest in the app's Job step)."
             ),
         )
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ...contract import CLUSTER_LABEL
 from ...findings import Severity
 from ...i18n import Text
-from ..inventory import CLUSTER_LABEL
 from .context import CONTAINER, SEED_JOB, Hit, RuleContext, rule
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from ...contract import DEVICE_PREFIX
 from ...examples import example_inventories
 from ...i18n import Text
 from ...rlark.inventory import CATEGORIES
@@ -41,6 +42,13 @@ class ClusterStep:
             t, Text("Kube context"), session.k8s_context, Text("current context")
         )
         self.namespace = text_input(t, Text("Namespace"), session.k8s_namespace)
+        self.run_timeout = text_input(
+            t,
+            Text("Run timeout (s)"),
+            "" if session.run_timeout is None else f"{session.run_timeout:g}",
+            Text("local: no limit"),
+            continuous_update=False,
+        )
         self.gpus = t(
             w.IntSlider(
                 value=session.gpus_per_node,
@@ -78,6 +86,7 @@ class ClusterStep:
         t.on(self.backend, lambda c: setattr(session, "backend_name", c["new"]))
         self.context.observe(lambda c: setattr(session, "k8s_context", c["new"]), "value")
         self.namespace.observe(lambda c: setattr(session, "k8s_namespace", c["new"]), "value")
+        self.run_timeout.observe(lambda c: session.set_run_timeout(c["new"]), "value")
         self.gpus.observe(lambda c: session.set_gpus(per_node=c["new"]), "value")
         apply_map.on_click(lambda _: session.set_gpus(per_node_map=self.gpu_map.value))
         t.on(self.inventory, lambda c: session.set_inventory(c["new"]))
@@ -90,6 +99,7 @@ class ClusterStep:
                 t.heading(Text("Cluster")),
                 self.backend,
                 w.HBox([self.context, self.namespace]),
+                self.run_timeout,
                 self.gpus,
                 w.HBox([self.gpu_map, apply_map]),
                 self.inventory,
@@ -129,7 +139,7 @@ class ClusterStep:
                     n.cluster or "-",
                     category_label(n.category or "", lang),
                     n.gpus,
-                    ", ".join(f"{k.removeprefix('rlinf.io/')}: {v}" for k, v in n.devices.items())
+                    ", ".join(f"{k.removeprefix(DEVICE_PREFIX)}: {v}" for k, v in n.devices.items())
                     or "-",
                     yes if n.ready else Text("NO").render(lang),
                     yes if n.schedulable else no,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as w
 
 from ...rlark.inventory import CATEGORIES
@@ -18,7 +20,7 @@ def text_input(
     value: str = "",
     placeholder: Message = "",
     area: bool = False,
-    **kwargs,
+    **kwargs: Any,
 ) -> w.Widget:
     cls = w.Textarea if area else w.Text
     widget = cls(

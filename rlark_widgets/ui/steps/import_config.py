@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import ipywidgets as w
 
 from ...examples import example_configs
@@ -54,8 +57,10 @@ class ImportStep:
             area=True,
         )
         self.summary = w.HTML()
-        load_example.on_click(lambda _: self._sync() or session.load_example(self.example.value))
-        load_path.on_click(lambda _: self._sync() or session.load_path(self.path.value))
+        load_example.on_click(
+            lambda _: self._load(lambda: session.load_example(self.example.value))
+        )
+        load_path.on_click(lambda _: self._load(lambda: session.load_path(self.path.value)))
         self.upload.observe(self._uploaded, "value")
         session.observe(lambda _: self.render(), ["revision", "lang"])
         self.widget = w.VBox(
@@ -74,7 +79,12 @@ class ImportStep:
     def _sync(self) -> None:
         self.s.overrides_text, self.s.env_text = self.overrides.value, self.env.value
 
-    def _uploaded(self, change) -> None:
+    def _load(self, load: Callable[[], bool]) -> None:
+        """Take the typed overrides and variables, then import."""
+        self._sync()
+        load()
+
+    def _uploaded(self, change: dict[str, Any]) -> None:
         files = change["new"]
         if files:
             item = files[0]
@@ -94,7 +104,7 @@ class ImportStep:
         config_findings = [f for f in report.findings if f.rule_id.startswith(("CFG", "PLC"))]
         line = Text(
             "{name} — task type {task_type}, {nodes} Ray node(s), mode {mode}",
-            name=self.s.config.name,
+            name=self.s.config.name if self.s.config else "?",
             task_type=e.task_type or "?",
             nodes=e.num_nodes or "?",
             mode=e.placement_mode or "-",

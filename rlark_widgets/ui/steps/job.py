@@ -19,10 +19,12 @@ class JobStep:
         ("name", Text("Job name"), Text("from the config name")),
         ("namespace", Text("Namespace"), "default"),
         ("image", Text("Image"), "registry.example.com/rlinf:v0.3.0-cuda12.4"),
-        ("storage_class", "StorageClass", Text("object storage for outputs")),
-        ("output_dir", Text("Output mount"), "/mnt/output"),
-        ("tensorboard", Text("TensorBoard dir"), "/mnt/output/tensorboard"),
+        ("output_storage", "StorageClass", Text("object storage for outputs")),
+        ("output_mount", Text("Output mount"), "/mnt/output"),
+        ("tensorboard_log_dir", Text("TensorBoard dir"), "/mnt/output/tensorboard"),
         ("network_domain", Text("Network domain"), Text("optional")),
+        ("rlinf_commit", Text("RLinf commit"), Text("for the run record")),
+        ("image_digest", Text("Image digest"), "sha256:…"),
     )
 
     def __init__(self, session: Session) -> None:
@@ -31,14 +33,14 @@ class JobStep:
         self.inputs = {}
         for key, label, placeholder in self.FIELDS:
             field = text_input(
-                t, label, session.job_fields.get(key, ""), placeholder, continuous_update=False
+                t, label, session.job_field_text(key), placeholder, continuous_update=False
             )
             field.observe(lambda c, key=key: session.set_job_field(key, c["new"]), "value")
             self.inputs[key] = field
         self.prepare = text_input(
             t,
             Text("Prepare script"),
-            session.job_fields.get("prepare_script", ""),
+            session.job_field_text("prepare_script"),
             "source /opt/venv/bin/activate",
             area=True,
         )
@@ -47,7 +49,7 @@ class JobStep:
         self.ssh = text_input(
             t,
             Text("SSH public keys"),
-            session.job_fields.get("ssh_keys", ""),
+            session.job_field_text("ssh_keys"),
             Text("registered key names, one per line"),
             area=True,
         )

@@ -8,8 +8,8 @@ import ipywidgets as w
 
 from ...i18n import Text, render
 from ...monitor.history import HistoryPoint
-from ...monitor.logs import RUN_LOG
 from ...monitor.summary import summary_lines
+from ...rlark.logs import RUN_LOG
 from ...viz.monitor_charts import (
     checkpoint_figure,
     members_figure,
@@ -167,8 +167,9 @@ class MonitorStep:
                 else f"<i>{esc(Text('No Job to record.').render(lang))}</i>"
             )
             return
+        name = self.s.job.name if self.s.job else "job"
         self.record.value = (
-            f"<a download='{esc(self.s.job.name)}-record.zip' "
+            f"<a download='{esc(name)}-record.zip' "
             f"href='data:application/zip;base64,{self.record_data}'>"
             f"{esc(Text('Download run record').render(lang))}</a>"
         )

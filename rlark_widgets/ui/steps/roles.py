@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from ...contract import DEVICE_PREFIX, RANK_ENV
 from ...i18n import Text, render
+from ...rlark.job import Role
 from ...rlark.planner import TEMPLATE_TITLES, job_role_reasons
+from ...rlark.text_fields import format_mounts
 from ...rlinf.ranks import format_ranks
 from ..html import CSS, banner, esc, sentences, table
 from ..labels import Labels
-from ..session import Session, format_mounts
+from ..session import Session, role_text
 from .fields import ROW_STYLE, STYLE, WIDE
 
 MOUNTS_HELP = Text(
@@ -21,7 +24,7 @@ MOUNTS_HELP = Text(
 class RolesStep:
     """Step 4: the editable role table, templates, Re-plan, and the live node-rank map."""
 
-    HEADERS = ("RLINF_NODE_RANK", Text("role/worker"), Text("components"), Text("GPUs used"))
+    HEADERS = (RANK_ENV, Text("role/worker"), Text("components"), Text("GPUs used"))
 
     def __init__(self, session: Session) -> None:
         self.s = session
@@ -47,11 +50,11 @@ class RolesStep:
         self.rows = w.VBox()
         self.rank_map = w.HTML()
         self.why = w.HTML()
-        t.on(self.template, lambda c: setattr(session, "template", c["new"]) or session.replan())
+        t.on(self.template, lambda c: self._template(c["new"]))
         replan.on_click(lambda _: session.replan())
         add.on_click(lambda _: session.add_role())
         session.observe(lambda _: self.render(), ["revision", "mount_drafts"])
-        session.observe(lambda _: self.row_labels.apply() or self.render_plan(), ["lang"])
+        session.observe(lambda _: self._relabel(), ["lang"])
         self.widget = w.VBox(
             [
                 t.heading(Text("Roles")),
@@ -64,7 +67,15 @@ class RolesStep:
         )
         self.render()
 
-    def _row(self, index: int, role) -> w.Widget:
+    def _template(self, name: str) -> None:
+        self.s.template = name
+        self.s.replan()
+
+    def _relabel(self) -> None:
+        self.row_labels.apply()
+        self.render_plan()
+
+    def _row(self, index: int, role: Role) -> w.Widget:
         s, t = self.s, self.row_labels
         name = t(
             w.Text(value=role.name, layout=w.Layout(width="210px"), style=ROW_STYLE),
@@ -89,7 +100,7 @@ class RolesStep:
         )
         selector = t(
             w.Text(
-                value=", ".join(f"{k}={v}" for k, v in role.node_selector.items()),
+                value=role_text(role, "node_selector"),
                 placeholder="key=value, key=value",
                 layout=w.Layout(width="520px"),
                 style=ROW_STYLE,
@@ -107,8 +118,8 @@ class RolesStep:
         )
         devices = t(
             w.Text(
-                value=", ".join(f"{k}={v}" for k, v in role.devices.items()),
-                placeholder="rlinf.io/device-franka=1",
+                value=role_text(role, "devices"),
+                placeholder=f"{DEVICE_PREFIX}device-franka=1",
                 layout=w.Layout(width="360px"),
                 style=ROW_STYLE,
             ),
@@ -116,7 +127,7 @@ class RolesStep:
         )
         env = t(
             w.Textarea(
-                value="\n".join(f"{k}={v}" for k, v in role.env.items()),
+                value=role_text(role, "env"),
                 placeholder="NAME=value",
                 layout=w.Layout(width="360px", height="54px"),
                 style=ROW_STYLE,
@@ -151,32 +162,20 @@ class RolesStep:
             )
         )
 
-        def pairs(textvalue: str, sep: str) -> dict[str, str]:
-            items = (p.split("=", 1) for p in textvalue.replace("\n", sep).split(sep) if "=" in p)
-            return {k.strip(): v.strip() for k, v in items}
-
         name.observe(lambda c: s.update_role(index, name=c["new"].strip()), "value")
         head.observe(lambda c: s.update_role(index, head=c["new"]), "value")
         replicas.observe(lambda c: s.update_role(index, replicas=c["new"]), "value")
         gpus.observe(lambda c: s.update_role(index, gpus=c["new"]), "value")
-        selector.observe(
-            lambda c: s.update_role(index, node_selector=pairs(c["new"], ",")), "value"
-        )
-        devices.observe(
-            lambda c: s.update_role(
-                index, devices={k: int(v) for k, v in pairs(c["new"], ",").items() if v.isdigit()}
-            ),
-            "value",
-        )
-        env.observe(lambda c: s.update_role(index, env=pairs(c["new"], "\n")), "value")
+        for field, widget in (("node_selector", selector), ("devices", devices), ("env", env)):
+            widget.observe(lambda c, field=field: s.set_role_text(index, field, c["new"]), "value")
         prepare.observe(lambda c: s.update_role(index, prepare_script=c["new"]), "value")
         image.observe(lambda c: s.update_role(index, image=c["new"].strip()), "value")
         mounts.observe(lambda c: s.set_role_mounts(index, c["new"]), "value")
         up.on_click(lambda _: s.move_role(index, -1))
         down.on_click(lambda _: s.move_role(index, 1))
         remove.on_click(lambda _: s.remove_role(index))
-        for field in (name, selector, devices, env, prepare, image, mounts):
-            field.continuous_update = False
+        for editor in (name, selector, devices, env, prepare, image, mounts):
+            editor.continuous_update = False
         return w.VBox(
             [
                 w.HBox([name, head, replicas, gpus, up, down, remove]),
@@ -191,7 +190,7 @@ class RolesStep:
             ),
         )
 
-    def _mounts(self, role) -> tuple[w.Textarea, w.HTML]:
+    def _mounts(self, role: Role) -> tuple[w.Textarea, w.HTML]:
         """A role's mounts, one per line; text that did not read stays, with why beside it."""
         draft = self.s.mount_drafts.get(role.name)
         area = self.row_labels(
@@ -232,7 +231,7 @@ class RolesStep:
             )
             self.why.value = ""
             return
-        per_node = self.s.report.expansion.per_node
+        per_node = self.s.report.expansion.per_node if self.s.report else {}
         rows = []
         for role, ranks in job.node_rank_ranges():
             for index, rank in enumerate(ranks):

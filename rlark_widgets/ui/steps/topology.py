@@ -6,14 +6,14 @@ import ipywidgets as w
 
 from ...i18n import Text, render
 from ...viz.flow import flow_figure
-from ...viz.topology import node_rows, topology_figure
+from ...viz.topology import NodeRow, node_rows, topology_figure
 from ..figures import LazyFigure
 from ..html import banner
 from ..labels import Labels
 from ..session import Session
 
 
-def topology_rows(session: Session):
+def topology_rows(session: Session) -> list[NodeRow]:
     """The plan's node rows, with each node's actual state once the Job is submitted."""
     job, report = session.job, session.report
     roles = [(r.name, r.replicas) for r in job.roles] if job else []
@@ -22,6 +22,8 @@ def topology_rows(session: Session):
         if job
         else None
     )
+    if report is None:
+        return []
     rows = node_rows(report.expansion, roles, gpus)
     snap = session.snapshot
     if snap is not None:

@@ -2,14 +2,14 @@
 
 Worker logs carry what ``ray start`` and RLinf print for a terminal (colour codes such as
 ``ESC[37m``, cursor moves, window titles); shown in a page or a record they are noise. Secrets
-a script echoes are redacted exactly as in the run record (:func:`rlark_widgets.rlark.secrets.redact`).
+a script echoes are redacted exactly as in the run record (:func:`.secrets.redact`).
 """
 
 from __future__ import annotations
 
 import re
 
-from ..rlark.secrets import redact
+from .secrets import redact
 
 #: The run script's output (on the Header's Worker), next to the Workers' ``role/index`` keys.
 RUN_LOG = "run"

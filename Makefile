@@ -5,7 +5,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8866
 
-.PHONY: app test bench fuzz fmt clean
+.PHONY: app test docs bench fuzz fmt clean oracle
+
+# RLinf 0.3.0's own placement code (../shared/tools/rlinf-oracle), test-only: the differential
+# tests compare our expansion with it. Built when the shared tools are there; else they skip.
+SHARED        ?= $(or $(RLARK_SHARED_DIR),../shared)
+ORACLE_VENV   := .oracle-venv
+ORACLE_STAMP  := $(ORACLE_VENV)/.installed
 
 .DEFAULT_GOAL := test
 
@@ -24,7 +30,7 @@ app: $(STAMP)
 # lint-imports keeps the layers of pyproject.toml's [tool.importlinter]; mypy checks every
 # signature. The fuzz tests run apart, under an address-space limit: a runaway input fails its
 # test, not the machine.
-test: $(STAMP)
+test: $(STAMP) oracle
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
@@ -32,20 +38,41 @@ test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --ignore=tests/test_fuzz.py
 	ulimit -v 8000000 && $(BIN)/python -m pytest tests/test_fuzz.py
 
-bench: $(STAMP)
+# The book: every teaching notebook executed once, in English and Chinese, with the FAQ maps as
+# index, built into docs/_build/site (a failed cell, a missing figure or a broken link fails it).
+docs: $(STAMP)
+	$(BIN)/python docs/bilingual.py --check
+	$(BIN)/python docs/build_book.py
+
+bench: $(STAMP) oracle
 	$(BIN)/python benchmarks/run_all.py
 
 # 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target.
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
-fuzz: $(STAMP)
+# Then 2,000 random configs against RLinf's own code (ORACLE_EXAMPLES=N for more).
+fuzz: $(STAMP) oracle
 	ulimit -v 4000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_oracle_differential.py \
+		-q -p no:cacheprovider
+
+oracle:
+	@if [ -f $(SHARED)/tools/rlinf-oracle/oracle_expand.py ]; then \
+		$(MAKE) --no-print-directory $(ORACLE_STAMP) || { rm -rf $(ORACLE_VENV); \
+		echo "could not build $(ORACLE_VENV): the differential tests will skip"; }; \
+	else echo "no $(SHARED)/tools/rlinf-oracle: the differential tests will skip"; fi
+
+$(ORACLE_STAMP):
+	$(PYTHON) -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/pip install -q --no-deps rlinf==0.3.0
+	$(ORACLE_VENV)/bin/pip install -q ray==2.47.1 hydra-core==1.3.8 omegaconf==2.3.1 pyyaml
+	touch $(ORACLE_STAMP)
 
 fmt: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(ORACLE_VENV) build dist docs/_build *.egg-info .pytest_cache .ruff_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +

@@ -16,9 +16,10 @@ from .findings import Finding
 from .rlark.build import JobSettings, build_job
 from .rlark.check import check_job
 from .rlark.facts import RecordFacts
-from .rlark.inventory import Inventory
+from .rlark.inventory import Inventory, inventory_findings
 from .rlark.job import Job, Role
 from .rlark.planner import Plan, plan_roles
+from .rlark.site import SiteProfile, example_site
 from .rlinf import ConfigReport, GpuLayout, RLinfConfig, inspect_config
 
 
@@ -35,6 +36,15 @@ class PlanRequest:
     facts: RecordFacts = field(default_factory=RecordFacts)
     #: Roles as the user edited them (the app's Roles step); None: the planned roles.
     roles: Sequence[Role] | None = None
+    #: The site profile (labels, categories, reserved names, Job API); None: the inventory's,
+    #: else the shipped example.
+    site: SiteProfile | None = None
+
+    @property
+    def the_site(self) -> SiteProfile:
+        if self.site is not None:
+            return self.site
+        return self.inventory.site if self.inventory is not None else example_site()
 
 
 @dataclass
@@ -52,6 +62,7 @@ class PlannedJob:
     findings: list[Finding]
     facts: RecordFacts
     inventory: Inventory | None = None
+    site: SiteProfile = field(default_factory=example_site)
 
 
 @dataclass
@@ -71,23 +82,28 @@ def inspect(config: RLinfConfig, gpus: GpuLayout) -> ConfigReport:
 def plan_for(request: PlanRequest) -> Plan:
     """The roles for the request's config (the slow half; the Session keeps it across edits)."""
     report = inspect(request.config, request.gpus)
+    inventory = request.inventory.through(request.the_site) if request.inventory else None
     return plan_roles(
-        report, request.inventory, template=request.template, target_cluster=request.target_cluster
+        report, inventory, template=request.template, target_cluster=request.target_cluster
     )
 
 
 def plan_job(request: PlanRequest, plan: Plan | None = None) -> PlannedJob:
     """Plan, build and check the Job for ``request``; ``plan``: a :func:`plan_for` result to reuse."""
     plan = plan if plan is not None else plan_for(request)
+    site = request.the_site
+    inventory = request.inventory.through(site) if request.inventory else None
     findings = [*plan.report.findings, *plan.findings]
+    if inventory is not None:
+        findings += inventory_findings(inventory)
     if not plan.ok:
         return PlannedJob(
-            plan.report.config, plan.report, plan, None, findings, request.facts, request.inventory
+            plan.report.config, plan.report, plan, None, findings, request.facts, inventory, site
         )
-    job = build_job(plan, request.settings)
+    job = build_job(plan, request.settings, site)
     if request.roles is not None:
         job = replace(job, roles=list(request.roles))
-    return _checked(job, plan.report, plan, findings, request.facts, request.inventory)
+    return _checked(job, plan.report, plan, findings, request.facts, inventory, site=site)
 
 
 def given_job(
@@ -97,10 +113,26 @@ def given_job(
     *,
     target_cluster: str | None = None,
     facts: RecordFacts | None = None,
+    site: SiteProfile | None = None,
+    unknown_as_info: bool = False,
 ) -> PlannedJob:
     """Check a Job the user wrote (a Job YAML), against its config's report when given."""
+    site = site or (inventory.site if inventory is not None else example_site())
+    inventory = inventory.through(site) if inventory else None
     findings = list(report.findings) if report is not None else []
-    return _checked(job, report, None, findings, facts, inventory, target_cluster)
+    if inventory is not None:
+        findings += inventory_findings(inventory)
+    return _checked(
+        job,
+        report,
+        None,
+        findings,
+        facts,
+        inventory,
+        target_cluster,
+        site=site,
+        unknown_as_info=unknown_as_info,
+    )
 
 
 def _checked(
@@ -111,15 +143,26 @@ def _checked(
     facts: RecordFacts | None,
     inventory: Inventory | None,
     target_cluster: str | None = None,
+    *,
+    site: SiteProfile,
+    unknown_as_info: bool = False,
 ) -> PlannedJob:
     """The one place a :class:`PlannedJob` with a Job is made: every check runs here."""
     target = plan.target_cluster if plan is not None else target_cluster
     findings = [
         *findings,
-        *check_job(job, report, inventory, target_cluster=target, facts=facts),
+        *check_job(
+            job,
+            report,
+            inventory,
+            target_cluster=target,
+            facts=facts,
+            site=site,
+            unknown_as_info=unknown_as_info,
+        ),
     ]
     config = report.config if report is not None else None
-    return PlannedJob(config, report, plan, job, findings, facts or RecordFacts(), inventory)
+    return PlannedJob(config, report, plan, job, findings, facts or RecordFacts(), inventory, site)
 
 
 def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:

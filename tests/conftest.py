@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-pytest_plugins = ["kube_emulator"]  # the `kube` fixture: an emulated Kubernetes API server
+# `kube`: an emulated Kubernetes API server; `rlinf_oracle`: RLinf's own placement code.
+pytest_plugins = ["kube_emulator", "oracle.client"]
 
 CHROMIUM_PATH = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

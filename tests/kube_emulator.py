@@ -39,6 +39,7 @@ from kubernetes import client
 from rlark_widgets.backends.kube.api import RetryPolicy
 from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.rlark.schema import schema_findings
+from rlark_widgets.rlark.site import SiteProfile, example_site
 
 NAMESPACE = "research"
 JOBS = "rlark.io/v1alpha1/jobs"
@@ -129,6 +130,7 @@ class RLarkEmulator(kmock.KubernetesEmulator):
         self.logs: dict[str, str] = {}
         self.volumes: dict[str, Path] = {}  # container path -> local directory (for exec)
         self.served = 0
+        self.site = example_site()  # whose Job resource the API server validates
         for name, (kind, namespaced) in RESOURCES.items():
             self.resources[name] = kmock.ResourceInfo(kind=kind, namespaced=namespaced)
         self[lambda r: (r.subresource or "").startswith("proxy/")] << self._dashboard
@@ -183,8 +185,8 @@ class RLarkEmulator(kmock.KubernetesEmulator):
             metadata["namespace"] = request.namespace
         metadata.setdefault("uid", str(uuid.uuid4()))
         metadata.setdefault("creationTimestamp", datetime.now(UTC).isoformat())
-        if request.resource.group == "rlark.io":
-            errors = schema_findings(request.data)
+        if request.resource.group == self.site.api_group:
+            errors = schema_findings(request.data, self.site)
             if errors:
                 causes = [
                     {"reason": "FieldValueInvalid", "field": f.path, "message": f.message}
@@ -192,7 +194,10 @@ class RLarkEmulator(kmock.KubernetesEmulator):
                 ]
                 name = metadata.get("name")
                 raise kmock.KubernetesError(
-                    422, "Invalid", f'Job.rlark.io "{name}" is invalid', {"causes": causes}
+                    422,
+                    "Invalid",
+                    f'{self.site.kind}.{self.site.api_group} "{name}" is invalid',
+                    {"causes": causes},
                 )
 
     async def _serve_create(self, request: kmock.Request) -> kmock.Response:
@@ -300,12 +305,21 @@ def any_request(request: kmock.Request) -> bool:
 
 
 # --- the seeded cluster ------------------------------------------------------------------------
-def _node(name: str, cluster: str, category: str, allocatable: dict, **extra: Any) -> dict:
+def _node(
+    name: str, cluster: str, category: str, allocatable: dict, site: SiteProfile, **extra: Any
+) -> dict:
     labels = {
         "kubernetes.io/hostname": name,
-        "rlark.io/cluster": cluster,
-        "rlark.io/node-category": category,
+        site.cluster_label: cluster,
+        site.category_label: site.category_value(category) or category,
         **extra.pop("labels", {}),
+    }
+    gpus = allocatable.pop("nvidia.com/gpu", None)
+    if gpus is not None:
+        allocatable[site.gpu_resource] = gpus
+    allocatable = {
+        (site.device_prefix + k.removeprefix("rlinf.io/") if k.startswith("rlinf.io/") else k): v
+        for k, v in allocatable.items()
     }
     ready = "False" if extra.pop("not_ready", False) else "True"
     return {
@@ -320,27 +334,33 @@ def _node(name: str, cluster: str, category: str, allocatable: dict, **extra: An
     }
 
 
-def seed_nodes() -> list[dict]:
-    """8 GPU nodes in clusters gpu-a and gpu-b, 2 edge and 2 robot nodes in cluster lab."""
-    gpu = {"nvidia.com/gpu": "8"}
+def seed_nodes(site: SiteProfile | None = None) -> list[dict]:
+    """8 GPU nodes in clusters gpu-a and gpu-b, 2 edge and 2 robot nodes in cluster lab, all
+    labelled in ``site``'s names (the example profile's by default)."""
+    site = site or example_site()
     a800, h100 = {"gpu.model": "a800"}, {"gpu.model": "h100"}
+
+    def gpu() -> dict:
+        return {"nvidia.com/gpu": "8"}
+
     return [
-        *(_node(f"a800-{i}", "gpu-a", "cloud", gpu, labels=a800) for i in range(4)),
-        _node("b-a800-0", "gpu-b", "cloud", gpu, labels=a800),
-        _node("b-a800-1", "gpu-b", "cloud", gpu, labels=a800),
-        _node("b-h100-0", "gpu-b", "cloud", gpu, labels=h100, not_ready=True),
+        *(_node(f"a800-{i}", "gpu-a", "cloud", gpu(), site, labels=a800) for i in range(4)),
+        _node("b-a800-0", "gpu-b", "cloud", gpu(), site, labels=a800),
+        _node("b-a800-1", "gpu-b", "cloud", gpu(), site, labels=a800),
+        _node("b-h100-0", "gpu-b", "cloud", gpu(), site, labels=h100, not_ready=True),
         _node(
             "b-h100-1",
             "gpu-b",
             "cloud",
-            gpu,
+            gpu(),
+            site,
             labels=h100,
             taints=[{"key": "nvidia.com/gpu", "value": "xid-79", "effect": "NoSchedule"}],
         ),
-        _node("edge-0", "lab", "edge", {"nvidia.com/gpu": "1"}),
-        _node("edge-1", "lab", "edge", {"nvidia.com/gpu": "1"}, unschedulable=True),
-        _node("robot-0", "lab", "robot", {"rlinf.io/device-franka": "1"}),
-        _node("robot-1", "lab", "robot", {"rlinf.io/device-franka": "1"}),
+        _node("edge-0", "lab", "edge", {"nvidia.com/gpu": "1"}, site),
+        _node("edge-1", "lab", "edge", {"nvidia.com/gpu": "1"}, site, unschedulable=True),
+        _node("robot-0", "lab", "robot", {"rlinf.io/device-franka": "1"}, site),
+        _node("robot-1", "lab", "robot", {"rlinf.io/device-franka": "1"}, site),
     ]
 
 
@@ -364,10 +384,10 @@ class LoopThread:
 class Cluster:
     """One emulated cluster on its own port: seeded, and driven like RLark and kubelets would."""
 
-    jobs = JOBS
-
-    def __init__(self, loop: LoopThread, output_dir: Path) -> None:
+    def __init__(self, loop: LoopThread, output_dir: Path, site: SiteProfile | None = None) -> None:
         self.loop, self.output_dir = loop, output_dir
+        self.site = site or example_site()
+        self.jobs = f"{self.site.api_version}/{self.site.plural}"
 
         async def start() -> tuple[RLarkEmulator, kmock.Server]:
             emulator = RLarkEmulator()
@@ -377,12 +397,16 @@ class Cluster:
             return emulator, server
 
         self.emulator, self.server = loop.run(start())
+        self.emulator.site = self.site
+        self.emulator.resources[self.jobs] = kmock.ResourceInfo(
+            kind=self.site.kind, namespaced=True
+        )
         self.backends: list[KubernetesBackend] = []
         self.url = str(self.server.url).rstrip("/")
         self.emulator.volumes[OUTPUT_MOUNT] = output_dir
         self.core = client.CoreV1Api(self.api_client())
         self.custom = client.CustomObjectsApi(self.core.api_client)
-        for node in seed_nodes():
+        for node in seed_nodes(self.site):
             self.emulator.objects["v1/nodes", None, node["metadata"]["name"]] = node
         for name in ("oss-rlinf", "cpfs-shared"):
             storage_class = {"metadata": {"name": name}, "provisioner": "csi.example.com"}
@@ -411,6 +435,7 @@ class Cluster:
             "checkpoint_root": self.output_dir,
             "timeout": 2.0,
             "retry": RetryPolicy(backoff=0.01, cap=0.05),
+            "site": self.site,
             **options,
         }
         self.backends.append(KubernetesBackend(self.api_client(), **options))
@@ -466,11 +491,11 @@ class Cluster:
 
     # --- RLark and the kubelet -------------------------------------------------------------------
     def job(self, name: str) -> dict:
-        return copy.deepcopy(self.emulator.objects[JOBS, NAMESPACE, name].raw)
+        return copy.deepcopy(self.emulator.objects[self.jobs, NAMESPACE, name].raw)
 
     def pods(self, job: str) -> list[dict]:
         answer = self.core.list_namespaced_pod(
-            NAMESPACE, label_selector=f"rlark.io/job={job}", _preload_content=False
+            NAMESPACE, label_selector=f"{self.site.job_label}={job}", _preload_content=False
         )
         return sorted(json.loads(answer.data)["items"], key=lambda p: p["metadata"]["name"])
 
@@ -485,8 +510,9 @@ class Cluster:
             for t in self.job(name)["spec"]["tasks"]
         ]
         body = {"status": {"phase": phase, "tasks": tasks}}
+        site = self.site
         self.custom.patch_namespaced_custom_object_status(
-            "rlark.io", "v1alpha1", NAMESPACE, "jobs", name, body
+            site.api_group, site.api_version_name, NAMESPACE, site.plural, name, body
         )
 
     def start_workers(self, name: str) -> list[str]:
@@ -510,8 +536,8 @@ class Cluster:
                 ]
                 limits = main.get("resources", {}).get("limits", {})
                 limits.update({k: str(v) for k, v in limits.items()})  # Quantities are strings
-                labels = {"rlark.io/job": name, "rlark.io/task": task["name"]}
-                labels["rlark.io/worker-index"] = str(index)
+                labels = {self.site.job_label: name, self.site.task_label: task["name"]}
+                labels[self.site.index_label] = str(index)
                 pod = {
                     "apiVersion": "v1",
                     "kind": "Pod",
@@ -533,7 +559,7 @@ class Cluster:
         selector = pod["spec"].get("nodeSelector") or {}
         nodes = [
             n["metadata"]["name"]
-            for n in seed_nodes()
+            for n in seed_nodes(self.site)
             if all(n["metadata"]["labels"].get(k) == v for k, v in selector.items())
         ]
         return nodes[index % len(nodes)]
@@ -555,9 +581,9 @@ class Cluster:
         for number, pod in enumerate(self.pods(name)):
             labels = pod["metadata"]["labels"]
             ips[pod["metadata"]["name"]] = (
-                f"10.244.{number}.{int(labels['rlark.io/worker-index']) + 2}"
+                f"10.244.{number}.{int(labels[self.site.index_label]) + 2}"
             )
-            node = self._node_for(pod, int(labels["rlark.io/worker-index"]))
+            node = self._node_for(pod, int(labels[self.site.index_label]))
             self.run(pod["metadata"]["name"], ips[pod["metadata"]["name"]], node)
         self.set_job_status(name, "Running", running=True)
         return ips

@@ -151,12 +151,10 @@ def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
 
 def test_language_toggle_switches_the_page_to_chinese_and_back(page, voila_url: str) -> None:
     """The header toggle: Chinese tabs, headings, findings and figure, the typed Job name kept."""
-    from rlark_widgets.rlark.build import JobSettings
     from rlark_widgets.ui.session import Session
 
     expected = Session(workspace=Path("/nonexistent-workspace"))
-    expected.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0-cuda12.4")
-    assert expected.load_example()  # what launch() shows
+    assert expected.load_example()  # what launch() shows (no image: none is pre-filled)
     warning = next(f for f in expected.findings if f.rule_id == "JOB-GPU-CAPACITY")
 
     page.set_viewport_size({"width": 1280, "height": 1600})

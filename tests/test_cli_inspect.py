@@ -171,3 +171,26 @@ def test_console_script_help():
     )
     assert result.returncode == 0
     assert "--gpus-per-node-map" in result.stdout and "Exit code 1" in result.stdout
+
+
+def test_streamed_json_is_the_reports_json(capsys, tmp_path: Path):
+    """inspect --json writes rows as they come; the result is exactly report.to_json()."""
+    from rlark_widgets.rlinf import inspect_config, load_config
+
+    file = tmp_path / "mixed.yaml"
+    file.write_text(
+        "cluster:\n  num_nodes: 3\n  component_placement:\n"
+        "    actor: all\n    env: '0-3:0-7'\n    rollout: '4-5:0'\n"
+        "    agent: {node_group: node, placement: '0-2:0-5'}\n"
+        "    reward: {node_group: bots, placement: all}\n"
+        "  node_groups:\n    - label: bots\n      node_ranks: 1-2\n"
+        "      hardware: {type: Turtle2, configs: [{node_rank: 1}, {node_rank: 2}]}\n"
+        "runner: {task_type: embodied}\n"
+    )
+    code, out, _ = run_cli(
+        capsys, "inspect", str(file), "--gpus-per-node-map", "0:4,1:2,2:0", "--json"
+    )
+    report = inspect_config(load_config(file), "0:4,1:2,2:0")
+    assert json.loads(out) == json.loads(json.dumps(report.to_json()))
+    assert json.loads(out)["components"]["reward"]["processes"][1]["local_hardware_ranks"] == [0]
+    assert code == 0

@@ -141,7 +141,8 @@ def test_run_timeout_reaches_the_local_backend_and_is_checked(tmp_path: Path, ca
 
 @pytest.mark.slow
 def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> None:
-    """The CLI end to end on the local backend: a 2-node bundled config rehearsed on real Ray."""
+    """The CLI end to end on the local backend: a 2-node bundled config rehearsed on real Ray,
+    with no --image (the rehearsal runs no image, so none is asked for)."""
     from test_local_backend import survivors
 
     from rlark_widgets.examples import example_configs
@@ -158,14 +159,13 @@ def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> N
         "2",
         "--name",
         name,
-        "--image",
-        "registry.example.com/rlinf:v0.3.0",
         *local,
     )
     try:
         code, out, _ = cli(capsys, *submit, "--wait", "checkpoint", "--timeout", "420")
         assert code == 0, out
         assert f"Submitted: {name}." in out and "Reached 'checkpoint'" in out
+        assert "Not submitted" not in out and "EXAMPLE" in out  # the site profile says so
 
         code, out, _ = cli(capsys, *submit)
         assert code == 0 and f"Not submitted again: {name}." in out
@@ -184,4 +184,45 @@ def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> N
         assert code == 0 and f"Stopped Job '{name}'" in out
         assert survivors(workspace, name) == []
     finally:
+        main(["delete", name, *local])
+
+
+def test_a_missing_image_blocks_kubernetes_but_not_the_local_rehearsal() -> None:
+    """The image is asked for where it matters: a cluster pulls it, the rehearsal runs none."""
+    from rlark_widgets.backends.base import blocking
+    from rlark_widgets.examples import example_configs
+    from rlark_widgets.pipeline import PlanRequest, plan_job
+    from rlark_widgets.rlinf import GpuLayout, load_config
+
+    config = load_config(example_configs()["local_rehearsal_2node"])
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(2)))
+    cluster = {(f.rule_id, f.path) for f in blocking(planned.findings, "kubernetes")}
+    assert ("JOB-IMAGE", "spec.tasks[0].template.spec.containers[0].image") in cluster
+    assert ("JOB-SCHEMA", "spec.tasks[0].template.spec.containers[0].image") in cluster
+    assert blocking(planned.findings, "local") == []
+
+
+@pytest.mark.slow
+def test_submit_config_on_the_local_backend_needs_no_image(tmp_path: Path, capsys) -> None:
+    """`submit --config X --backend local` without --image submits (the rehearsal runs no image);
+    it is stopped at once and leaves nothing behind."""
+    from test_local_backend import survivors
+
+    from rlark_widgets.examples import example_configs
+
+    workspace = tmp_path / "ws"
+    local = ("--backend", "local", "--workspace", str(workspace))
+    config = str(example_configs()["local_rehearsal_2node"])
+    name = "no-image"
+    try:
+        code, out, err = cli(capsys, "submit", "--config", config, "--name", name, *local)
+        assert code == 0, out + err
+        assert f"Submitted: {name}." in out and "Not submitted" not in err
+        # the image is still asked for, as what a cluster will need; it blocks nothing here
+        assert (
+            "cluster-only error(s) do not block the local rehearsal: JOB-IMAGE, JOB-SCHEMA" in out
+        )
+    finally:
+        main(["stop", name, *local])
+        assert survivors(workspace, name) == []
         main(["delete", name, *local])

@@ -42,7 +42,7 @@ from rlark_widgets.cli import main
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.rlark.check import check_job
-from rlark_widgets.rlark.inventory import CATEGORIES, CATEGORY_LABEL, InventoryError, load_inventory
+from rlark_widgets.rlark.inventory import InventoryError, load_inventory
 from rlark_widgets.rlark.yaml_io import parse_job_yaml
 from rlark_widgets.rlinf import (
     ClusterConfigError,
@@ -128,8 +128,12 @@ gpu_layouts = st.one_of(
 )
 
 
-#: Where a placement error may point: the placement, or the parallel size it was computed with.
-PLACEMENT_PATH = re.compile(r"cluster\.component_placement|.*_parallel_size$")
+#: Where a placement error may point: the placement, the task type RLinf refuses, the parallel
+#: size it was computed with, or a section RLinf reads that the config lacks.
+PLACEMENT_PATH = re.compile(
+    r"cluster\.component_placement|runner\.task_type$|.*_parallel_size$"
+    r"|((actor_|critic_)?inference|actor|critic|rollout)(\.model)?$|algorithm(\.recompute_logprobs)?$"
+)
 #: Fuzzing found these; each once ended in an exception or a memory blow-up.
 HUGE_CLUSTER = "cluster:\n  num_nodes: 1000000000000\n  component_placement: {actor: all}\n"
 BAD_PARALLEL_SIZE = (
@@ -328,7 +332,8 @@ def test_inventories_load_or_say_what_is_wrong(text: str, job: Path, work_dir: P
         assert isinstance(node.gpus, int) and node.gpus >= 0, node
         assert all(isinstance(v, int) and v >= 0 for v in node.devices.values()), node
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in node.labels.items())
-        assert node.labels.get(CATEGORY_LABEL, "cloud") in CATEGORIES
+        # any category value is kept as reported (the site profile names the known ones)
+        assert node.category == node.labels.get(inventory.site.category_label)
     findings = check_job(
         parse_job_yaml(job.read_text()),
         inventory=inventory,

@@ -92,7 +92,11 @@ def test_chinese_relabels_every_view_and_keeps_typed_text_and_figures(app: App) 
     assert app.topology.grid.widget is grid  # updated in place: zoom and hover state survive
     assert grid.layout.title.text == "Ray 节点 × GPU"
     assert list(grid.data[0].x) == ["GPU 0", "设备"]
-    assert list(grid.data[0].y) == ["节点 0 · header", "节点 1 · arms", "节点 2 · arms"]
+    assert list(grid.data[0].y) == [
+        "节点 rank 0 · header",
+        "节点 rank 1 · arms",
+        "节点 rank 2 · arms",
+    ]
 
     s.set_language("en")
     job.inputs["name"].value = ""  # back to the config's name, as before the edit

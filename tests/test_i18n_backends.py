@@ -35,8 +35,9 @@ from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
 from rlark_widgets.backends.local.spec import Spec, build_plan, build_spec
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.i18n import Listing, Text
-from rlark_widgets.rlark.inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from rlark_widgets.rlark.inventory import Inventory, NodeInfo
 from rlark_widgets.rlark.job import Job, Mount, Role
+from rlark_widgets.rlark.site import example_site
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -140,6 +141,7 @@ def test_every_kubernetes_preflight_finding_reads_in_chinese(kube: Cluster) -> N
 
 def test_every_node_selection_intent_reads_in_chinese(kube: Cluster) -> None:
     """What a selection was meant for, named or "one", in the words of K8S-SELECTOR-OUTSIDE."""
+    CLUSTER_LABEL, CATEGORY_LABEL = example_site().cluster_label, example_site().category_label
     cases = {
         (None, ()): ("one cluster and one node category", "同一个集群中的同一个节点类别"),
         (None, (("gpu.model", "a800"),)): ("one cluster", "同一个集群"),
@@ -162,7 +164,10 @@ def test_every_node_selection_intent_reads_in_chinese(kube: Cluster) -> None:
     for (cluster, selector), (english, zh) in cases.items():
         intent = node_selection(inventory, dict(selector), cluster).intent_text
         assert (str(intent), chinese(intent)) == (english, zh)
-    lab = [NodeInfo(n, {CLUSTER_LABEL: "lab", CATEGORY_LABEL: n}) for n in ("edge", "robot")]
+    lab = [
+        NodeInfo(n, {CLUSTER_LABEL: "lab", CATEGORY_LABEL: n}, cluster="lab", category=n)
+        for n in ("edge", "robot")
+    ]
     intent = node_selection(Inventory(tuple(lab), (), "lab"), {}).intent_text
     assert (str(intent), chinese(intent)) == ("one node category", "同一个节点类别")
 
@@ -202,7 +207,7 @@ def test_api_server_refusals_read_in_chinese_and_keep_their_english(kube: Cluste
         kube.fail("POST", "jobs", status, "nope", times=2 if status == 500 else 1)
         errors[status] = raised(lambda: backend.submit(demo_job()))
         assert errors[status].message == english
-    assert chinese(errors[403].text).endswith("（403 Forbidden）。服务器的原话：nope")
+    assert chinese(errors[403].text).endswith("（403 Forbidden）。服务器返回：nope")
 
     kube.fail("GET", "nodes", 403, "no nodes")
     error = raised(backend.inventory)

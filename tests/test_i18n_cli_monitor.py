@@ -70,7 +70,7 @@ def test_inspect_in_chinese_has_chinese_headings_and_findings(capsys, config: Pa
         "组件",
         "各节点（按 RLINF_NODE_RANK 排列的 Ray 节点）",
         "检查结果",
-        "任务类型：",
+        "RLinf 任务类型（runner.task_type）：",
     ):
         assert heading in out
     findings = findings_of(config)

@@ -35,10 +35,6 @@ def test_mixed_example_has_edge_and_robot_nodes_with_devices() -> None:
         ({"nodes": "x"}, "a 'nodes' list"),
         ({"nodes": [{"labels": {}}]}, "needs at least a name"),
         ({"nodes": [{"name": "a"}, {"name": "a"}]}, "appears twice"),
-        (
-            {"nodes": [{"name": "a", "labels": {"rlark.io/node-category": "gpu"}}]},
-            "must be one of cloud, edge, robot",
-        ),
         ({"nodes": [{"name": "a", "allocatable": {"nvidia.com/gpu": "eight"}}]}, "whole numbers"),
         ({"nodes": [{"name": "a", "taints": "x"}]}, "taints must be a list"),
     ],

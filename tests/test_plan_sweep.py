@@ -20,7 +20,9 @@ INVENTORY = load_inventory(
     Path(__file__).resolve().parents[1] / "rlark_widgets/examples/inventories/mixed-robots.yaml"
 )
 REJECTED = {
-    "examples/embodiment/config/realworld_dual_franka_dagger_openpi.yaml": "node_rank 0 in hardware config",
+    "examples/embodiment/config/realworld_dual_franka_dagger_openpi.yaml": (
+        "'left_robot_ip' in DualFranka config must be a valid IP address"
+    ),
     "examples/reasoning/config/math/qwen2.5-1.5b-reinpp-megatron.yaml": "Reward GPUs must be specified",
     "tests/e2e_tests/dynamic_scheduler/qwen2.5-1.5b-grpo-dynamic-mg-sgl.yaml": "AUTO mode requires",
 }

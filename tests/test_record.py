@@ -105,3 +105,22 @@ def test_secret_env_values_without_a_token_shape_are_redacted_by_name() -> None:
     plan = json.loads(record.files["plan.json"])
     assert plan["roles"][1]["env"]["DB_PASSWORD"] != "hunter2"
     assert all("hunter2" not in text for text in record.files.values())
+
+
+def test_the_record_names_the_site_profile_and_its_example_values() -> None:
+    """site.json: which profile planned the Job, and that the shipped one is an example."""
+    from rlark_widgets.examples import example_configs
+    from rlark_widgets.pipeline import PlanRequest, plan_job
+    from rlark_widgets.rlark.record import build_record
+    from rlark_widgets.rlark.site import site_from_dict
+    from rlark_widgets.rlinf import GpuLayout, load_config
+
+    config = load_config(example_configs()["local_rehearsal_2node"])
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(2)))
+    record = build_record(planned.plan, planned.job, planned.findings, site=planned.site)
+    site = json.loads(record.files["site.json"])
+    assert "EXAMPLE" in site["note"] and "jobApi" in site["example_fields"]
+    own = site_from_dict({"clusterLabel": "x/pool", "name": "mine"}, "mine.yaml")
+    record = build_record(planned.plan, planned.job, planned.findings, site=own)
+    site = json.loads(record.files["site.json"])
+    assert site["name"] == "mine" and "clusterLabel" not in site["example_fields"]

@@ -60,9 +60,29 @@ def expand(
     )
 
 
-def lookup(values: Mapping[str, Any]):
-    """A ``lookup(path, default)`` over a flat dict of dotted paths."""
-    return lambda path, default: values.get(path, default)
+#: The sections every reasoning config has (RLinf reads them; a test that drops one says so).
+REASONING_BASE = {"actor.model": {}, "rollout": {}, "algorithm.recompute_logprobs": False}
+
+
+def lookup(values: Mapping[str, Any], base: Mapping[str, Any] = REASONING_BASE):
+    """A ``lookup(path, default)`` over a config built from dotted paths, as RLinfConfig.get."""
+    tree: dict[str, Any] = {}
+    for dotted, value in {**base, **values}.items():
+        *parents, leaf = dotted.split(".")
+        node = tree
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = dict(value) if isinstance(value, Mapping) else value
+
+    def get(path: str, default: Any = None) -> Any:
+        node: Any = tree
+        for part in path.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return default
+            node = node[part]
+        return default if node is None else node
+
+    return get
 
 
 def rows(exp: Expansion, name: str) -> list[tuple]:
@@ -291,7 +311,7 @@ CLUSTER_ERRORS = [
                 group("g", 1, hardware={"type": "Franka", "configs": [{"robot_ip": "192.0.2.1"}]})
             ],
         ),
-        "Missing fields '['node_rank']' detected in Franka hardware config",
+        "Missing fields '['node_rank']' detected in cluster node_group hardware yaml config",
         "cluster.node_groups[0].hardware.configs[0]",
         id="robot-missing-node_rank",
     ),
@@ -841,7 +861,7 @@ PLACEMENT_ERRORS = [
         8,
         1,
         ROBOT_AND_GPU_ON_ONE_NODE,
-        "All hardware ranks [0, 1] for a process must use the same hardware type.",
+        "All hardware ranks [0, 1] for a process must use the same hardware type, but got",
         f"{CP}.actor",
         id="process-mixes-hardware-types",
     ),

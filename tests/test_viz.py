@@ -195,9 +195,9 @@ def test_topology_in_chinese_translates_labels_and_keeps_data() -> None:
     assert figure.layout.title.text == "Ray 节点 × GPU"
     assert list(heatmap.x) == ["GPU 0", "设备"]
     assert list(heatmap.y) == [
-        "节点 0 · header · Running / Ray ALIVE",
-        "节点 1 · （无 Worker）",
-        "节点 2 · （无 Worker）",
+        "节点 rank 0 · header · Running / Ray ALIVE",
+        "节点 rank 1 · （无 Worker）",
+        "节点 rank 2 · （无 Worker）",
     ]
     assert heatmap.text[0][0] == "actor<br>rollout×2"  # component names are data
     assert "GPU 0（CUDA_VISIBLE_DEVICES 包含 0）<br>actor#0" in heatmap.hovertext[0][0]
@@ -253,7 +253,7 @@ def test_monitor_charts_in_chinese() -> None:
     checkpoints = checkpoint_figure(snap, 100.0, "zh")
     assert members.layout.title.text == "Ray 成员：存活与预期"
     assert [t.name for t in members.data] == ["预期（num_nodes）", "存活"]
-    assert members.layout.xaxis.title.text == "提交后秒数"
+    assert members.layout.xaxis.title.text == "提交后经过的秒数"
     assert status.layout.title.text == "各角色的 Worker" and status.data[0].name == "Running"
     assert worker_status_figure([], "zh").layout.annotations[0].text == "（无）"
     assert checkpoints.layout.title.text == "Checkpoint 进度"

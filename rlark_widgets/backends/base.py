@@ -28,13 +28,22 @@ if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
 LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-")
 
 
+def _image_only(finding: Finding) -> bool:
+    """A schema error about a container's image: the local rehearsal runs no image."""
+    return finding.rule_id == "JOB-SCHEMA" and finding.path.endswith(".image")
+
+
 def blocking(findings: list[Finding], backend: str) -> list[Finding]:
-    """The error findings that stop a submission to ``backend``."""
+    """The error findings that stop a submission to ``backend``.
+
+    The local rehearsal runs no images and selects no nodes, so a missing image does not stop
+    it (the image is asked for where it matters: Kubernetes and the console sheet).
+    """
     errors = [f for f in findings if f.severity is Severity.ERROR]
     return (
         errors
         if backend != "local"
-        else [f for f in errors if f.rule_id.startswith(LOCAL_BLOCKING)]
+        else [f for f in errors if f.rule_id.startswith(LOCAL_BLOCKING) and not _image_only(f)]
     )
 
 

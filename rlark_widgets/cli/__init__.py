@@ -12,11 +12,30 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..i18n import LANGUAGES, Text, default_language
-from . import catalogue_cmd, check_cmd, inspect_cmd, job_cmds, plan_cmd
+from . import (
+    admin_cmd,
+    catalogue_cmd,
+    check_cmd,
+    inspect_cmd,
+    inventory_cmd,
+    job_cmds,
+    plan_cmd,
+    sheet_cmd,
+)
 from .config_args import UsageError
+from .site_args import add_site_argument
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
-COMMANDS = (inspect_cmd, plan_cmd, check_cmd, job_cmds, catalogue_cmd)
+COMMANDS = (
+    inspect_cmd,
+    plan_cmd,
+    check_cmd,
+    sheet_cmd,
+    admin_cmd,
+    inventory_cmd,
+    job_cmds,
+    catalogue_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,11 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_lang_argument(parser, default_language())
+    add_site_argument(parser, None)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMANDS:
         module.register(commands)
     for command in {id(p): p for p in commands.choices.values()}.values():
         add_lang_argument(command, argparse.SUPPRESS)  # absent after COMMAND: keep the global
+        add_site_argument(command, argparse.SUPPRESS)
     return parser
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..backends import BACKEND_NAMES, open_backend
 from ..backends.base import Backend, default_workspace
+from .site_args import site_from_args
 
 DEFAULT_WORKSPACE = default_workspace()
 
@@ -43,4 +44,5 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
         context=args.context,
         namespace=args.namespace,
         kubeconfig=args.kubeconfig,
+        site=site_from_args(args),
     )

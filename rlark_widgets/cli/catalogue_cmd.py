@@ -8,6 +8,7 @@ from ..i18n import Text
 from ..rlark.rules import RULES
 from ..rlark.schema import crd_text
 from .render import table
+from .site_args import site_from_args
 
 #: Rules raised by the importer and the secret scanner (outside the Job rule registry).
 OTHER_RULES: list[tuple[str, str, Text, str]] = [
@@ -50,6 +51,12 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "RLinf rlinf/config.py",
     ),
     (
+        "CFG-LAUNCHER",
+        "info",
+        Text("The entry script was inferred, or RLinf's docs launch the config more than one way"),
+        "RLinf launch scripts and docs",
+    ),
+    (
         "PLC-PLACEMENT",
         "error",
         Text("A component_placement entry fails RLinf's parser or strategies"),
@@ -84,6 +91,18 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "rlark-widgets CRD",
     ),
     (
+        "JOB-UNKNOWN-FIELD",
+        "info",
+        Text("A field the Job schema does not know is kept as written, not checked (check)"),
+        "seeds/create-training-job.zh.txt Step 4 (任务 YAML 预览)",
+    ),
+    (
+        "INV-CATEGORY",
+        "info",
+        Text("A node-category value the site profile does not name is shown as reported"),
+        "seeds/rlinf-faq.zh.txt (云算力、端算力、端真机)",
+    ),
+    (
         "SEC-SECRET",
         "error",
         Text("A password, private key, token or storage key in env, scripts or YAML"),
@@ -108,10 +127,12 @@ def catalogue(lang: str = "en") -> list[tuple[str, str, str, str]]:
 def register(commands: argparse._SubParsersAction) -> None:
     crd = commands.add_parser(
         "crd",
-        help="print the jobs.rlark.io CustomResourceDefinition",
-        description="Print the CRD (with its complete openAPIV3Schema) that every rendered Job validates against.",
+        help="print the Job CustomResourceDefinition (in the site profile's names)",
+        description="Print the CRD (with its complete openAPIV3Schema) that every rendered Job "
+        "validates against, with the group, version, kind and resource names of the site profile "
+        "(--site; the shipped example's otherwise, and it says so).",
     )
-    crd.set_defaults(run=lambda args: print(crd_text(), end="") or 0)
+    crd.set_defaults(run=lambda args: print(crd_text(site_from_args(args)), end="") or 0)
     rules = commands.add_parser(
         "rules",
         help="list the rule catalogue",

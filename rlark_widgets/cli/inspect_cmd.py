@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..findings import has_errors
 from ..rlinf import inspect_config
 from .config_args import add_config_arguments, gpu_layout, load_from_args
-from .render import report_text
+from .render import report_lines, write_lines
+from .stream_json import write_report_json
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -37,5 +39,8 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"ok": False, "error": "config could not be loaded"}))
         return 1
     report = inspect_config(config, layout)
-    print(json.dumps(report.to_json(), indent=2) if args.json else report_text(report, args.lang))
+    if args.json:
+        write_report_json(report, sys.stdout.write)
+    else:
+        write_lines(report_lines(report, args.lang), sys.stdout.write)
     return 0 if report.ok and not has_errors(report.findings) else 1

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..backends.base import Backend, BackendError
+from ..backends.base import Backend, BackendError, blocking
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -29,6 +29,7 @@ from .config_args import (
 )
 from .plan_cmd import add_job_arguments, load_inventory_arg, plan_from_args
 from .render import findings_text
+from .site_args import provenance_line, site_from_args
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -141,12 +142,20 @@ def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
     print(render(message, lang), flush=flush)
 
 
-def _planned(args: argparse.Namespace) -> PlannedJob | None:
-    """The Job to submit (from YAML, or planned from --config) and its findings; None: failed."""
-    inventory = load_inventory_arg(args)
+def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
+    """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
+
+    Without --inventory, a Kubernetes backend's live nodes are the inventory (the plan's
+    selectors and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
+    """
+    site = site_from_args(args)
+    if args.inventory:
+        inventory = load_inventory_arg(args)
+    else:
+        inventory = backend.inventory() if backend.name == "kubernetes" else None
     if args.job:
         try:
-            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"))
+            job = parse_job_yaml(Path(args.job).read_text(encoding="utf-8"), site)
         except (OSError, JobYamlError) as exc:
             raise UsageError(f"{args.job}: {render(exc_text(exc), args.lang)}") from None
         report = None
@@ -155,7 +164,7 @@ def _planned(args: argparse.Namespace) -> PlannedJob | None:
             if config is None:
                 return None
             report = inspect(config, gpu_layout(args))
-        return given_job(job, report, inventory, target_cluster=args.cluster)
+        return given_job(job, report, inventory, target_cluster=args.cluster, site=site)
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
     planned = plan_from_args(args, inventory)
@@ -167,18 +176,31 @@ def _planned(args: argparse.Namespace) -> PlannedJob | None:
 
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
-    planned = _planned(args)
+    try:
+        backend = _backend(args)
+        planned = _planned(args, backend)
+    except BackendError as exc:
+        return _fail(exc, lang)
     if planned is None or planned.job is None:
         return EXIT_FAILED
     job = planned.job
     if args.namespace:
         job.namespace = args.namespace
+    print(provenance_line(planned.site, lang))
     try:
-        backend = _backend(args)
         submission = submit_checked(backend, planned)
         shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
+        errors = [f for f in shown if f.severity is Severity.ERROR]
+        cluster_only = [f for f in errors if f not in blocking(errors, backend.name)]
+        if cluster_only and submission.result is not None:
+            note = Text(
+                "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
+                count=len(cluster_only),
+                rules=", ".join(sorted({f.rule_id for f in cluster_only})),
+            )
+            print(note.render(lang))
         if submission.result is None:
             count = len(submission.blocking)
             not_submitted = Text("Not submitted: {count} error(s) above.", count=count)

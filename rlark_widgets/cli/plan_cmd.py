@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from ..contract import DEFAULT_RLINF_DIR, OUTPUT_MOUNT
+from ..backends.base import BackendError
+from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
 from ..pipeline import PlannedJob, PlanRequest, plan_job
@@ -17,6 +18,7 @@ from ..rlark.job import Mount
 from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact
+from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import render_job_yaml
 from .config_args import (
     UsageError,
@@ -27,6 +29,7 @@ from .config_args import (
     print_error,
 )
 from .render import findings_text, plan_text
+from .site_args import provenance_line, site_from_args
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -40,10 +43,25 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     add_config_arguments(parser, override_short=False)
     add_job_arguments(parser)
+    add_live_arguments(parser)
     parser.add_argument("-o", "--output", metavar="JOB.yaml", help="write the Job YAML here")
     parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
     parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")
     parser.set_defaults(run=run)
+
+
+def add_live_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--backend kubernetes``: plan against the live cluster's nodes instead of a file."""
+    live = parser.add_argument_group("live cluster")
+    live.add_argument(
+        "--backend",
+        choices=("kubernetes",),
+        help="kubernetes: read the nodes and StorageClasses from your cluster (no --inventory)",
+    )
+    live.add_argument("--context", help="kubernetes: kubeconfig context (default: the current one)")
+    live.add_argument(
+        "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+    )
 
 
 def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -> None:
@@ -67,7 +85,8 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
         "--image", default="", help="image reference; an explicit tag or @sha256 digest"
     )
     job.add_argument(
-        "--rlinf-dir", default=DEFAULT_RLINF_DIR, help="RLinf checkout inside the image"
+        "--rlinf-dir",
+        help="RLinf checkout inside the image (default: the site profile's rlinfDir)",
     )
     job.add_argument(
         "--prepare", default="", metavar="SCRIPT", help="prepare script for every role"
@@ -91,7 +110,11 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
         metavar="/PATH",
         help="container path (under a mount) for checkpoints and logs",
     )
-    job.add_argument("--tensorboard", metavar="/PATH", help="TensorBoard log dir (adds a sidecar)")
+    job.add_argument(
+        "--tensorboard",
+        metavar="/PATH",
+        help="TensorBoard log dir (RLark may add a helper container for it)",
+    )
     job.add_argument("--rlinf-commit", help="RLinf commit for the run record")
     job.add_argument("--image-digest", help="digest of the image tag for the run record")
 
@@ -112,12 +135,26 @@ def _mounts(args: argparse.Namespace) -> list[Mount]:
 
 
 def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
-    if not args.inventory:
-        return None
-    try:
-        return load_inventory(args.inventory)
-    except InventoryError as exc:
-        raise UsageError(f"--inventory: {render(exc_text(exc), args.lang)}") from None
+    """--inventory read through the site profile; else the live cluster with --backend
+    kubernetes (a failure to reach it raises BackendError); else None."""
+    site = site_from_args(args)
+    if getattr(args, "inventory", None):
+        try:
+            return load_inventory(args.inventory, site)
+        except InventoryError as exc:
+            raise UsageError(f"--inventory: {render(exc_text(exc), args.lang)}") from None
+    if getattr(args, "backend", None) == "kubernetes":
+        from ..backends import open_backend
+
+        backend = open_backend(
+            "kubernetes",
+            context=args.context,
+            namespace=getattr(args, "namespace", None),
+            kubeconfig=args.kubeconfig,
+            site=site,
+        )
+        return backend.inventory()
+    return None
 
 
 def request_from_args(
@@ -145,6 +182,7 @@ def request_from_args(
         target_cluster=args.cluster,
         settings=settings,
         facts=RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest),
+        site=site_from_args(args),
     )
 
 
@@ -158,7 +196,12 @@ def plan_from_args(
 
 def run(args: argparse.Namespace) -> int:
     gpu_layout(args)  # usage errors before any slow work
-    planned = plan_from_args(args, load_inventory_arg(args))
+    try:
+        inventory = load_inventory_arg(args)
+    except BackendError as exc:
+        print_error(exc.text, exc.fix_text, args.lang)
+        return 1
+    planned = plan_from_args(args, inventory)
     if planned is None:
         return 1
     plan, job, findings = planned.plan, planned.job, planned.findings
@@ -168,7 +211,9 @@ def run(args: argparse.Namespace) -> int:
             Path(args.output).write_text(redact(render_job_yaml(job)), encoding="utf-8")
         if args.record:
             try:
-                build_record(plan, job, findings, planned.facts).write(args.record)
+                build_record(plan, job, findings, planned.facts, site=planned.site).write(
+                    args.record
+                )
             except RecordError as exc:
                 print_error(exc_text(exc), "", args.lang)
                 return 1
@@ -185,12 +230,14 @@ def run(args: argparse.Namespace) -> int:
                     "explanations": [render(e, args.lang) for e in plan.explanations],
                     "job": job.to_manifest() if job else None,
                     "findings": [f.to_dict(args.lang) for f in findings],
+                    "site": site_json(planned.site, args.lang),
                 },
                 indent=2,
                 default=str,
             )
         )
     else:
+        print(provenance_line(planned.site, args.lang))
         print(plan_text(plan, args.lang))
         if job is not None and not args.output:
             print("\n" + Text("Job YAML").render(args.lang) + "\n" + redact(render_job_yaml(job)))
@@ -210,4 +257,15 @@ def _role_json(role: RolePlan, lang: str) -> dict:
         "node_selector": role.node_selector,
         "matched_nodes": role.matched_nodes,
         "why": [render(w, lang) for w in role.why],
+    }
+
+
+def site_json(site: SiteProfile, lang: str) -> dict:
+    """The profile's name, source and which values are the shipped example's."""
+    return {
+        "name": site.name,
+        "source": site.source,
+        "example": site.is_example,
+        "example_fields": sorted(site.example_fields),
+        "note": render(site.provenance(), lang),
     }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from unicodedata import east_asian_width
 
 from ..contract import RANK_ENV
@@ -11,6 +11,7 @@ from ..i18n import Text, render
 from ..rlark.planner import Plan
 from ..rlinf import ClusterSpec, ConfigReport, Expansion, NodeGroupSpec
 from ..rlinf.ranks import format_ranks
+from ..rlinf.report import mode_name
 
 SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 WIDE = ("W", "F")  # East Asian wide and full-width characters take two terminal columns
@@ -21,15 +22,32 @@ def width(text: str) -> int:
     return sum(2 if east_asian_width(c) in WIDE else 1 for c in text)
 
 
-def table(headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en") -> str:
+def table_lines(
+    headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en"
+) -> Iterator[str]:
+    """An aligned table, line by line (the cells are rendered once to size the columns)."""
     cells = [[render(h, lang) for h in headers], *[[render(c, lang) for c in row] for row in rows]]
     widths = [max(width(row[i]) for row in cells) for i in range(len(headers))]
-    lines = [
-        "  ".join(c + " " * (w - width(c)) for c, w in zip(row, widths, strict=True)).rstrip()
-        for row in cells
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    for index, row in enumerate(cells):
+        yield "  ".join(c + " " * (w - width(c)) for c, w in zip(row, widths, strict=True)).rstrip()
+        if index == 0:
+            yield "  ".join("-" * w for w in widths)
+
+
+def table(headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en") -> str:
+    return "\n".join(table_lines(headers, rows, lang))
+
+
+def write_lines(lines: Iterable[str], write: Callable[[str], object], batch: int = 512) -> None:
+    """Write lines as they come, a few hundred at a time."""
+    pending: list[str] = []
+    for line in lines:
+        pending.append(line)
+        if len(pending) >= batch:
+            write("\n".join(pending) + "\n")
+            pending.clear()
+    if pending:
+        write("\n".join(pending) + "\n")
 
 
 def _finding_line(finding: Finding) -> Text:
@@ -75,7 +93,7 @@ def _summary_line(report: ConfigReport) -> Text:
         "   GPUs assumed: {gpus}",
         task_type=expansion.task_type or Text("(not set)"),
         placement=expansion.placement_class,
-        mode=expansion.placement_mode or "-",
+        mode=mode_name(expansion.placement_mode),
         nodes=expansion.num_nodes or "-",
         gpus=report.layout.describe(),
     )
@@ -132,7 +150,7 @@ def _components(expansion: Expansion, lang: str) -> list[str]:
     ]
 
 
-def _per_node(expansion: Expansion, lang: str) -> list[str]:
+def _per_node(expansion: Expansion, lang: str) -> Iterator[str]:
     headers = (
         Text("node"),
         Text("groups"),
@@ -156,38 +174,36 @@ def _per_node(expansion: Expansion, lang: str) -> list[str]:
         )
         for n in expansion.per_node.values()
     )
-    return [
-        "",
-        Text("Per node (Ray nodes by RLINF_NODE_RANK)").render(lang),
-        table(headers, rows, lang),
-    ]
+    yield ""
+    yield Text("Per node (Ray nodes by RLINF_NODE_RANK)").render(lang)
+    yield from table_lines(headers, rows, lang)
 
 
-def report_text(report: ConfigReport, lang: str = "en") -> str:
+def report_lines(report: ConfigReport, lang: str = "en") -> Iterator[str]:
+    """What ``inspect`` prints, line by line (a 1,024-node table is written as it is made)."""
     config, expansion, cluster = report.config, report.expansion, report.cluster
-    out = [f"{config.name}  ({config.source})", _summary_line(report).render(lang)]
+    yield f"{config.name}  ({config.source})"
+    yield _summary_line(report).render(lang)
     if config.overrides:
-        out.append(
-            Text("overrides: {overrides}", overrides=" ".join(config.overrides)).render(lang)
-        )
+        yield Text("overrides: {overrides}", overrides=" ".join(config.overrides)).render(lang)
     if report.min_gpus_per_node is not None or report.failing_gpus_per_node:
-        out.append(_gpu_search_line(report).render(lang))
+        yield _gpu_search_line(report).render(lang)
     if cluster is not None and cluster.node_groups:
-        out += _node_groups(cluster, lang)
+        yield from _node_groups(cluster, lang)
     if expansion.ok:
-        out += _components(expansion, lang) + _per_node(expansion, lang)
+        yield from _components(expansion, lang)
+        yield from _per_node(expansion, lang)
         if cluster is not None:
             unused = [r for r in range(cluster.num_nodes) if r not in expansion.per_node]
             if unused:
-                out.append(
-                    Text(
-                        "nodes with no component process: {ranks}"
-                        " (still needed: RLinf waits for all num_nodes nodes)",
-                        ranks=format_ranks(unused),
-                    ).render(lang)
-                )
-    out += ["", Text("Findings").render(lang), findings_text(report.findings, lang)]
-    return "\n".join(out)
+                yield Text(
+                    "nodes with no component process: {ranks}"
+                    " (still needed: RLinf waits for all num_nodes nodes)",
+                    ranks=format_ranks(unused),
+                ).render(lang)
+    yield ""
+    yield Text("Findings").render(lang)
+    yield findings_text(report.findings, lang)
 
 
 def _plan_heading(plan: Plan) -> Text:

@@ -205,8 +205,8 @@ def _members_title(alive: int, expected: int) -> Text:
             expected=expected,
         )
     return Text(
-        "Ray has {alive} members alive, {expected} expected: RLinf keeps the lowest ranks; "
-        "the others hold resources idle.",
+        "Ray has {alive} members alive, {expected} expected: RLinf may use only the lowest "
+        "ranks; the others may still hold resources, idle.",
         alive=alive,
         expected=expected,
     )

@@ -11,7 +11,6 @@ from .. import __version__
 from ..contract import (
     CHECKPOINT_DIR_ANNOTATION,
     CONFIG_ANNOTATION,
-    DEFAULT_RLINF_DIR,
     ENTRY_PLACEHOLDER,
     MAX_STEPS_ANNOTATION,
     NUM_NODES_ANNOTATION,
@@ -22,21 +21,12 @@ from ..contract import (
     SAVE_INTERVAL_ANNOTATION,
 )
 from ..examples import origin_of
+from ..rlinf.launchers import launcher_for
 from .job import Job, Mount, Role
 from .outputs import DEFAULT_OUTPUT_KEY
 from .outputs import output_key as output_key_for
 from .planner import Plan
-
-#: RLinf entry points by runner.task_type (rlinf-cluster-spec §4); None: no single known script.
-ENTRY_POINTS = {
-    "embodied": "examples/embodiment/train_embodied_agent.py",
-    "embodied_eval": "evaluations/eval_embodied_agent.py",
-    "reasoning": "examples/reasoning/main_grpo.py",
-    "coding_online_rl": None,
-    "reasoning_eval": None,
-    "sft": None,
-    "offline": None,
-}
+from .site import SiteProfile, example_site
 
 
 @dataclass
@@ -46,7 +36,8 @@ class JobSettings:
     name: str | None = None
     namespace: str = "default"
     image: str = ""
-    rlinf_dir: str = DEFAULT_RLINF_DIR
+    #: the RLinf checkout inside the image; None: the site profile's
+    rlinf_dir: str | None = None
     run_script: str | None = None
     prepare_script: str = ""
     mounts: list[Mount] = field(default_factory=list)
@@ -76,13 +67,8 @@ def default_job_name(config_name: str) -> str:
 
 
 def entry_point(plan: Plan) -> str | None:
-    task_type = plan.report.expansion.task_type or "embodied"
-    name = plan.report.config.name
-    if "collect" in name:
-        return "examples/embodiment/collect_real_data.py"
-    if task_type == "embodied" and "async" in name:
-        return "examples/embodiment/train_async.py"
-    return ENTRY_POINTS.get(task_type)
+    """The entry script RLinf's own launcher for this config runs (rlinf/launchers.py)."""
+    return launcher_for(plan.report.config.name, plan.report.expansion.task_type).entry_point
 
 
 def output_key(plan: Plan) -> str:
@@ -143,9 +129,11 @@ def container_config_dir(plan: Plan, rlinf_dir: str) -> str:
     )
 
 
-def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
+def default_run_script(
+    plan: Plan, settings: JobSettings, job_name: str, site: SiteProfile | None = None
+) -> str:
     """cd explicitly, re-check that all Ray nodes joined, then launch RLinf like its scripts do."""
-    rlinf_dir = settings.rlinf_dir
+    rlinf_dir = settings.rlinf_dir or (site or example_site()).rlinf_dir
     config = plan.report.config
     num_nodes = plan.report.num_nodes
     overrides = list(config.overrides)
@@ -153,7 +141,8 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
         key = output_key(plan)
         overrides = [o for o in overrides if not o.startswith(f"{key}=")]
         overrides.append(f"{key}={settings.output_mount.rstrip('/')}/{job_name}")
-    entry = entry_point(plan)
+    launcher = launcher_for(config.name, plan.report.expansion.task_type)
+    entry = launcher.entry_point
     task_type = plan.report.expansion.task_type
     unknown = (
         []
@@ -178,7 +167,8 @@ def default_run_script(plan: Plan, settings: JobSettings, job_name: str) -> str:
         [
             "set -euo pipefail",
             f"cd {shlex.quote(rlinf_dir)}",
-            f"export REPO_PATH={shlex.quote(rlinf_dir)} EMBODIED_PATH={shlex.quote(rlinf_dir + '/examples/embodiment')}",
+            f"export REPO_PATH={shlex.quote(rlinf_dir)} {launcher.path_variable}="
+            f"{shlex.quote(rlinf_dir + '/' + launcher.directory)}",
             "# Re-check that every Ray node joined: the platform's check may only warn.",
             "python - <<'PY'",
             "import sys, time, ray",
@@ -222,9 +212,12 @@ def reseed_prepare(script: str, before: str, after: str) -> str:
     return _job_part(after) + script[len(old) :] if script.startswith(old) else script
 
 
-def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
-    """The Job a user would submit for this plan (roles in node-rank order)."""
+def build_job(
+    plan: Plan, settings: JobSettings | None = None, site: SiteProfile | None = None
+) -> Job:
+    """The Job a user would submit for this plan (roles in node-rank order), in the site's API."""
     settings = settings or JobSettings()
+    site = site or example_site()
     config = plan.report.config
     name = settings.name or default_job_name(config.name)
     roles = [
@@ -266,8 +259,11 @@ def build_job(plan: Plan, settings: JobSettings | None = None) -> Job:
         roles=roles,
         run_script=settings.run_script
         if settings.run_script is not None
-        else default_run_script(plan, settings, name),
+        else default_run_script(plan, settings, name, site),
         annotations=annotations,
+        api_version=site.api_version,
+        kind=site.kind,
+        gpu_resource=site.gpu_resource,
         tensorboard_log_dir=settings.tensorboard_log_dir,
         network_domain=settings.network_domain,
         ssh_keys=list(settings.ssh_keys),

@@ -1,8 +1,10 @@
-"""The nodes a Job can use: labels, node category, GPUs, rlinf.io devices, readiness, taints.
+"""The nodes a Job can use: labels, node category, GPUs, device resources, readiness, taints.
 
-Loaded from a YAML file (see ``rlark_widgets/examples/inventories/``) or filled by a backend.
-The node category label ``rlark.io/node-category`` is what the console shows as 云算力 (cloud),
-端算力 (edge) and 端真机 (robot).
+Loaded from a YAML file (see ``rlark_widgets/examples/inventories/``) or filled by a backend,
+always through a site profile (:mod:`.site`): its cluster label, its node-category label (what
+the console shows as 云算力 / 端算力 / 端真机), its GPU resource and device prefix. A category
+value the profile does not name is kept as reported (:func:`inventory_findings` says so), and a
+node without the label has no category: nothing is guessed.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from typing import Any
 
 import yaml
 
-from ..contract import CATEGORY_LABEL, CLUSTER_LABEL, DEVICE_PREFIX
+from ..findings import Finding, Severity
 from ..i18n import Text, TextError
 from ..safe_yaml import INPUT_LIMIT_FIX, YamlAliasError, input_limit_bytes, safe_load
+from .site import CONSOLE_CATEGORIES, SiteProfile, example_site
 
-CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
-GPU_RESOURCE = "nvidia.com/gpu"
+#: Kept for the teaching notebooks until they read the site profile (issue 17 hands that to the
+#: notebooks' owner): the console categories, and the EXAMPLE profile's category label.
+CATEGORIES = CONSOLE_CATEGORIES
+CATEGORY_LABEL = example_site().category_label
 
 
 class InventoryError(TextError, ValueError):
@@ -40,14 +45,9 @@ class NodeInfo:
     ready: bool = True
     unschedulable: bool = False
     taints: tuple[str, ...] = ()
-
-    @property
-    def cluster(self) -> str | None:
-        return self.labels.get(CLUSTER_LABEL)
-
-    @property
-    def category(self) -> str | None:
-        return self.labels.get(CATEGORY_LABEL)
+    #: the values of the site's cluster and node-category labels (None: the node has none)
+    cluster: str | None = None
+    category: str | None = None
 
     @property
     def schedulable(self) -> bool:
@@ -65,6 +65,7 @@ class Inventory:
     nodes: tuple[NodeInfo, ...]
     storage_classes: tuple[str, ...] = ()
     source: str = ""
+    site: SiteProfile = field(default_factory=example_site)
 
     def matching(self, selector: Mapping[str, str]) -> list[NodeInfo]:
         """The nodes a nodeSelector matches (the console's read-only 'selected node count')."""
@@ -79,8 +80,75 @@ class Inventory:
     def device_names(self) -> list[str]:
         return sorted({d for n in self.nodes for d in n.devices})
 
+    def through(self, site: SiteProfile) -> Inventory:
+        """The same nodes read through ``site`` (a file loaded before the profile was chosen)."""
+        if site is self.site:
+            return self
+        nodes = tuple(
+            site_node(
+                n.name,
+                n.labels,
+                {site.gpu_resource: n.gpus, **n.devices},
+                site,
+                ready=n.ready,
+                unschedulable=n.unschedulable,
+                taints=n.taints,
+            )
+            for n in self.nodes
+        )
+        return Inventory(nodes, self.storage_classes, self.source, site)
 
-def load_inventory(path: str | Path) -> Inventory:
+
+def site_node(
+    name: str,
+    labels: Mapping[str, str],
+    allocatable: Mapping[str, int],
+    site: SiteProfile,
+    **state: Any,
+) -> NodeInfo:
+    """A node read through ``site``: its cluster, category, GPUs and devices by the site's names."""
+    return NodeInfo(
+        name=name,
+        labels=dict(labels),
+        gpus=allocatable.get(site.gpu_resource, 0),
+        devices={k: v for k, v in allocatable.items() if site.is_device(k)},
+        cluster=labels.get(site.cluster_label),
+        category=labels.get(site.category_label),
+        **state,
+    )
+
+
+def inventory_findings(inventory: Inventory) -> list[Finding]:
+    """Infos for category values the site profile does not name: shown as reported, not refused."""
+    site = inventory.site
+    unknown: dict[str, list[tuple[int, str]]] = {}
+    for index, node in enumerate(inventory.nodes):
+        if node.category is not None and site.console_category(node.category) is None:
+            unknown.setdefault(node.category, []).append((index, node.name))
+    return [
+        Finding(
+            "INV-CATEGORY",
+            Severity.INFO,
+            f"nodes[{nodes[0][0]}].labels.{site.category_label}",
+            Text(
+                "{count} node(s) ({nodes}) report {label}={value}, a category the site profile "
+                "does not name; they are shown as reported, not as 云算力 / 端算力 / 端真机.",
+                count=len(nodes),
+                nodes=", ".join(name for _, name in nodes[:5]),
+                label=site.category_label,
+                value=value,
+            ),
+            Text(
+                "If it is one of the console's categories, add it under nodeCategory.values in "
+                "the site profile (ask the platform admin which one)."
+            ),
+            "seeds/rlinf-faq.zh.txt (云算力、端算力、端真机)",
+        )
+        for value, nodes in unknown.items()
+    ]
+
+
+def load_inventory(path: str | Path, site: SiteProfile | None = None) -> Inventory:
     file = Path(path)
     if not file.is_file():
         raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
@@ -100,14 +168,17 @@ def load_inventory(path: str | Path) -> Inventory:
                 detail=exc.text if isinstance(exc, YamlAliasError) else str(exc),
             )
         ) from None
-    return inventory_from_dict(data, str(file))
+    return inventory_from_dict(data, str(file), site)
 
 
-def inventory_from_dict(data: Any, source: str = "") -> Inventory:
+def inventory_from_dict(data: Any, source: str = "", site: SiteProfile | None = None) -> Inventory:
     if not isinstance(data, Mapping) or not isinstance(data.get("nodes"), list):
         raise InventoryError(Text("nodes: An inventory is a mapping with a 'nodes' list."))
+    site = site or example_site()
     default_cluster = data.get("cluster")
-    nodes = [_node(raw, f"nodes[{i}]", default_cluster) for i, raw in enumerate(data["nodes"])]
+    nodes = [
+        _node(raw, f"nodes[{i}]", default_cluster, site) for i, raw in enumerate(data["nodes"])
+    ]
     seen: set[str] = set()  # a set, not names.count(): 100,000 nodes once took minutes
     for node in nodes:
         if node.name in seen:
@@ -119,7 +190,7 @@ def inventory_from_dict(data: Any, source: str = "") -> Inventory:
     names_of_classes = tuple(
         _storage_class(entry, f"storageClasses[{i}]") for i, entry in enumerate(classes)
     )
-    return Inventory(tuple(nodes), names_of_classes, source)
+    return Inventory(tuple(nodes), names_of_classes, source, site)
 
 
 def _storage_class(entry: Any, path: str) -> str:
@@ -136,7 +207,7 @@ def _count(value: Any) -> int:
     return int(value)
 
 
-def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
+def _node(raw: Any, path: str, default_cluster: str | None, site: SiteProfile) -> NodeInfo:
     if not isinstance(raw, Mapping) or not raw.get("name"):
         raise InventoryError(Text("{path}: Each node needs at least a name.", path=path))
     labels = raw.get("labels") or {}
@@ -146,21 +217,12 @@ def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
     labels = {str(k): str(v) for k, v in labels.items()}
     cluster = raw.get("cluster", default_cluster)
     if cluster is not None:
-        labels.setdefault(CLUSTER_LABEL, str(cluster))
-    if labels.get(CATEGORY_LABEL, "cloud") not in CATEGORIES:
-        raise InventoryError(
-            Text(
-                "{path}.labels: {label} must be one of {choices}, got '{value}'.",
-                path=path,
-                label=CATEGORY_LABEL,
-                choices=", ".join(CATEGORIES),
-                value=labels[CATEGORY_LABEL],
-            )
-        )
+        labels.setdefault(site.cluster_label, str(cluster))
     try:
-        gpus = _count(allocatable.get(GPU_RESOURCE, 0))
-        devices = {
-            str(k): _count(v) for k, v in allocatable.items() if str(k).startswith(DEVICE_PREFIX)
+        counts = {
+            str(k): _count(v)
+            for k, v in allocatable.items()
+            if str(k) == site.gpu_resource or site.is_device(str(k))
         }
     except (TypeError, ValueError):
         raise InventoryError(
@@ -174,12 +236,34 @@ def _node(raw: Any, path: str, default_cluster: str | None) -> NodeInfo:
                 path=path,
             )
         )
-    return NodeInfo(
-        name=str(raw["name"]),
-        labels=labels,
-        gpus=gpus,
-        devices=devices,
+    return site_node(
+        str(raw["name"]),
+        labels,
+        counts,
+        site,
         ready=bool(raw.get("ready", True)),
         unschedulable=bool(raw.get("unschedulable", False)),
         taints=tuple(str(t) for t in taints),
     )
+
+
+def inventory_to_dict(inventory: Inventory) -> dict[str, Any]:
+    """The inventory in the file format :func:`inventory_from_dict` reads (an exact round trip
+    through the same site profile): labels as reported, the site's GPU and device resources,
+    and readiness, cordons and taints only where they differ from a usable node."""
+    nodes = []
+    for node in inventory.nodes:
+        allocatable = {inventory.site.gpu_resource: node.gpus, **node.devices}
+        entry: dict[str, Any] = {
+            "name": node.name,
+            "labels": dict(node.labels),
+            "allocatable": {k: v for k, v in allocatable.items() if v},
+        }
+        if not node.ready:
+            entry["ready"] = False
+        if node.unschedulable:
+            entry["unschedulable"] = True
+        if node.taints:
+            entry["taints"] = list(node.taints)
+        nodes.append(entry)
+    return {"storageClasses": list(inventory.storage_classes), "nodes": nodes}

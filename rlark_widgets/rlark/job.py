@@ -11,11 +11,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..contract import API_VERSION
+from .site import SiteProfile, example_site
 
-KIND = "Job"
 MAIN_CONTAINER = "main"
-GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def _example_api_version() -> str:
+    return example_site().api_version
+
+
+def _example_kind() -> str:
+    return example_site().kind
+
+
+def _example_gpu() -> str:
+    return example_site().gpu_resource
+
+
 MountKind = Literal["hostPath", "storage"]
 
 
@@ -62,6 +74,10 @@ class Job:
     tensorboard_log_dir: str | None = None
     network_domain: str | None = None
     ssh_keys: list[str] = field(default_factory=list)
+    #: the site's Job API and GPU resource (a Job read from YAML keeps what it says)
+    api_version: str = field(default_factory=_example_api_version)
+    kind: str = field(default_factory=_example_kind)
+    gpu_resource: str = field(default_factory=_example_gpu)
 
     @property
     def total_workers(self) -> int:
@@ -100,12 +116,17 @@ class Job:
         storage = self._storage()
         if storage:
             spec["storage"] = storage
-        return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": spec}
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "metadata": metadata,
+            "spec": spec,
+        }
 
     def _task(self, role: Role) -> dict[str, Any]:
         limits: dict[str, Any] = {}
         if role.gpus:
-            limits[GPU_RESOURCE] = role.gpus
+            limits[self.gpu_resource] = role.gpus
         limits.update(role.devices)
         container: dict[str, Any] = {"name": MAIN_CONTAINER, "image": role.image}
         if role.env:
@@ -154,12 +175,20 @@ class Job:
         return list(entries.values())
 
     @classmethod
-    def from_manifest(cls, manifest: dict[str, Any]) -> Job:
-        """Read a manifest back (inverse of :meth:`to_manifest`); raises KeyError/TypeError on bad shapes."""
+    def from_manifest(cls, manifest: dict[str, Any], site: SiteProfile | None = None) -> Job:
+        """Read a manifest back (inverse of :meth:`to_manifest`); raises KeyError/TypeError on bad shapes.
+
+        ``apiVersion`` and ``kind`` are kept as written; ``site`` names the GPU resource.
+        """
+        site = site or example_site()
         metadata, spec = manifest["metadata"], manifest["spec"]
         storage = {s["name"]: s["storageClassName"] for s in spec.get("storage") or []}
-        roles = [_role_from_task(task, storage) for task in spec.get("tasks") or []]
+        gpu = site.gpu_resource
+        roles = [_role_from_task(task, storage, gpu) for task in spec.get("tasks") or []]
         return cls(
+            api_version=str(manifest.get("apiVersion") or site.api_version),
+            kind=str(manifest.get("kind") or site.kind),
+            gpu_resource=gpu,
             name=metadata["name"],
             namespace=metadata.get("namespace", "default"),
             annotations=dict(metadata.get("annotations") or {}),
@@ -171,11 +200,11 @@ class Job:
         )
 
 
-def _role_from_task(task: dict[str, Any], storage: dict[str, str]) -> Role:
+def _role_from_task(task: dict[str, Any], storage: dict[str, str], gpu_resource: str) -> Role:
     pod_spec = task["template"]["spec"]
     container = next(c for c in pod_spec["containers"] if c.get("name") == MAIN_CONTAINER)
     limits = dict((container.get("resources") or {}).get("limits") or {})
-    gpus = int(limits.pop(GPU_RESOURCE, 0))
+    gpus = int(limits.pop(gpu_resource, 0))
     volumes = {v["name"]: v for v in pod_spec.get("volumes") or []}
     mounts = []
     for vm in container.get("volumeMounts") or []:

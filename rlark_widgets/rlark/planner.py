@@ -19,7 +19,8 @@ from ..findings import Finding, Severity
 from ..i18n import Text
 from ..rlinf import ConfigReport, Expansion, GpuLayout, RLinfConfigError, expand_placement
 from ..rlinf.ranks import format_ranks
-from .inventory import CATEGORY_LABEL, CLUSTER_LABEL, Inventory, NodeInfo
+from ..rlinf.report import mode_name
+from .inventory import Inventory, NodeInfo
 from .node_needs import NodeNeeds, device_resource_for, node_needs
 
 if TYPE_CHECKING:
@@ -330,13 +331,13 @@ def _choose_cluster(plan: Plan, inventory: Inventory, wanted: str | None) -> str
     clusters = inventory.clusters
     if wanted:
         if wanted not in clusters:
-            plan.findings.append(_unknown_cluster(wanted, clusters))
+            plan.findings.append(_unknown_cluster(wanted, clusters, inventory))
         return wanted
     if not clusters:
         return None
 
     def fitting(cluster: str) -> int:
-        members = inventory.matching({CLUSTER_LABEL: cluster})
+        members = inventory.matching({inventory.site.cluster_label: cluster})
         return sum(any(_fits(n, r) for n in members if n.schedulable) for r in plan.roles)
 
     best = max(clusters, key=lambda c: (fitting(c), -clusters.index(c)))
@@ -352,7 +353,7 @@ def _choose_cluster(plan: Plan, inventory: Inventory, wanted: str | None) -> str
     return best
 
 
-def _unknown_cluster(wanted: str, clusters: list[str]) -> Finding:
+def _unknown_cluster(wanted: str, clusters: list[str], inventory: Inventory) -> Finding:
     if clusters:
         text = Text(
             "Cluster '{wanted}' is not in the inventory ({clusters}).",
@@ -365,17 +366,34 @@ def _unknown_cluster(wanted: str, clusters: list[str]) -> Finding:
             "Cluster '{wanted}' is not in the inventory (no clusters labelled).", wanted=wanted
         )
         fix = Text(
-            "Label the inventory's nodes with rlark.io/cluster, or plan without a target cluster."
+            "Label the inventory's nodes with {label} (the site profile's cluster label), or plan "
+            "without a target cluster.",
+            label=inventory.site.cluster_label,
         )
     return Finding("PLN-CLUSTER", Severity.ERROR, "inventory", text, fix, SEED_PLAN)
 
 
 def _suggest_selectors(plan: Plan, inventory: Inventory) -> None:
-    taken: set[str] = set()
+    """Selectors in the site's labels: its cluster label, its value for the role's category."""
+    site, taken = inventory.site, set[str]()
     for role in plan.roles:
-        base = {CATEGORY_LABEL: role.category}
+        base: dict[str, str] = {}
         if plan.target_cluster:
-            base = {CLUSTER_LABEL: plan.target_cluster, **base}
+            base[site.cluster_label] = plan.target_cluster
+        value = site.category_value(role.category)
+        if value is not None:
+            base[site.category_label] = value
+        else:
+            plan.explanations.append(
+                Text(
+                    "The site profile names no {label} value for the console category "
+                    "{category}, so role '{role}' is not narrowed by category; ask the admin "
+                    "which label marks these nodes.",
+                    label=site.category_label,
+                    category=role.category,
+                    role=role.name,
+                )
+            )
         selector = _narrowest_selector(role, inventory, base, taken)
         role.node_selector = selector
         matched = inventory.matching(selector)
@@ -429,8 +447,8 @@ def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
         Text(
             "cluster.num_nodes is {n}: RLinf waits for exactly {n} Ray node(s), and on RLark "
             "every Worker (one Pod) is one Ray node, so the roles' Workers add up to {n}. Fewer "
-            "and RLinf waits forever; more and RLinf keeps the lowest ranks while the rest hold "
-            "resources idle.",
+            "and RLinf waits forever; more and RLinf may use only the lowest ranks while the rest "
+            "may still hold resources, idle.",
             n=n,
         ),
         Text(
@@ -465,7 +483,7 @@ def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
         plan.explanations.append(
             Text(
                 "Execution mode {mode} is reported for information; it decides no role count.",
-                mode=plan.report.expansion.placement_mode,
+                mode=mode_name(plan.report.expansion.placement_mode),
             )
         )
 

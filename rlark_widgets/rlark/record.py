@@ -28,6 +28,7 @@ from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
 from .secrets import redact
+from .site import SiteProfile, example_site
 from .yaml_io import dump_yaml, render_job_yaml
 
 LOCATION_KEYS = (
@@ -135,9 +136,15 @@ def build_record(
     findings: list[Finding],
     facts: RecordFacts | None = None,
     lang: str = "en",
+    site: SiteProfile | None = None,
 ) -> RunRecord:
-    """The record's files; ``lang`` chooses the language of its human parts (module docstring)."""
+    """The record's files; ``lang`` chooses the language of its human parts (module docstring).
+
+    ``site.json`` says which site profile the Job was planned with and which of its values are
+    the shipped example's.
+    """
     facts = facts or RecordFacts()
+    site = site or example_site()
     config = plan.report.config
     versions = facts.versions()
     images = sorted({r.image for r in job.roles if r.image})
@@ -165,6 +172,14 @@ def build_record(
         "versions.json": as_json({"images": images, **versions}),
         "locations.json": as_json(where),
         "missing.json": as_json(missing),
+        "site.json": as_json(
+            {
+                "name": site.name,
+                "source": site.source,
+                "example_fields": sorted(site.example_fields),
+                "note": site.provenance().render(lang),
+            }
+        ),
     }
     readme = _readme(plan, job, versions, where, missing, findings)
     files["README.md"] = redact("\n".join(render(line, lang) for line in readme))

@@ -1,7 +1,14 @@
-"""The ``jobs.rlark.io`` CRD shipped with the package, and schema validation of Job manifests."""
+"""The Job CRD shipped with the package, made for a site profile, and schema validation.
+
+The file holds the example site's names (group, version, kind, the GPU resource and device
+prefix of ``resources.limits``); :func:`crd` puts the profile's in their place, so a site with
+its own Job API group gets a CRD and a validation in its own names.
+"""
 
 from __future__ import annotations
 
+import copy
+import re
 import sys
 from collections.abc import Iterable
 from functools import cache
@@ -10,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from ..contract import JOB_RESOURCE
 from ..findings import Finding, Severity
 from ..i18n import Text
+from .site import SiteProfile, example_site
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -39,30 +46,71 @@ def _import_jsonschema_without_iri_grammar() -> type[Validator]:
 
 Draft202012Validator = _import_jsonschema_without_iri_grammar()
 
-CRD_RESOURCE = f"{JOB_RESOURCE}.yaml"
+CRD_RESOURCE = "jobs.yaml"
+UNKNOWN_FIELD_RULE = "JOB-UNKNOWN-FIELD"
+SiteKey = tuple[str, str, str, str, str, str]
 
 
-def crd_text() -> str:
-    return (
-        resources.files(__package__)
-        .joinpath("data")
-        .joinpath(CRD_RESOURCE)
-        .read_text(encoding="utf-8")
+def _key(site: SiteProfile | None) -> SiteKey:
+    site = site or example_site()
+    names = (site.api_group, site.api_version_name, site.kind, site.plural)
+    return (*names, site.gpu_resource, site.device_prefix)
+
+
+@cache
+def _crd_for(key: SiteKey) -> dict[str, Any]:
+    group, version, kind, plural, gpu, prefix = key
+    document = yaml.safe_load(
+        resources.files(__package__).joinpath("data").joinpath(CRD_RESOURCE).read_text("utf-8")
     )
+    document["metadata"]["name"] = f"{plural}.{group}"
+    spec = document["spec"]
+    spec["group"] = group
+    spec["names"].update(plural=plural, singular=kind.lower(), kind=kind)
+    spec["versions"][0]["name"] = version
+    schema = spec["versions"][0]["schema"]["openAPIV3Schema"]
+    schema["properties"]["apiVersion"]["enum"] = [f"{group}/{version}"]
+    schema["properties"]["kind"]["enum"] = [kind]
+    task = schema["properties"]["spec"]["properties"]["tasks"]["items"]
+    container = task["properties"]["template"]["properties"]["spec"]["properties"]["containers"]
+    limits = container["items"]["properties"]["resources"]["properties"]["limits"]
+    device = f"|{re.escape(prefix)}[a-z0-9]([-a-z0-9.]*[a-z0-9])?" if prefix else ""
+    limits["propertyNames"] = {"pattern": f"^({re.escape(gpu)}{device})$"}
+    limits["description"] = f"{gpu} and {prefix}* device resources (no CPU or memory fields)."
+    return document
+
+
+def crd(site: SiteProfile | None = None) -> dict[str, Any]:
+    """The CRD in the site's names (a fresh copy: callers may edit it)."""
+    return copy.deepcopy(_crd_for(_key(site)))
+
+
+def crd_text(site: SiteProfile | None = None) -> str:
+    """The CRD as YAML, with a header saying whose names it uses (an example's, or the site's)."""
+    site = site or example_site()
+    header = (
+        "# CustomResourceDefinition for RLark Jobs as rlark-widgets defines them (DESIGN.md §3);\n"
+        "# RLark's own schema is not published. "
+        + (
+            "Names from the EXAMPLE site profile: pass --site FILE for your site's.\n"
+            if site.is_example
+            else f"Names from site profile '{site.name}'.\n"
+        )
+    )
+    return header + yaml.safe_dump(_crd_for(_key(site)), sort_keys=False, allow_unicode=True)
+
+
+def job_schema(site: SiteProfile | None = None) -> dict[str, Any]:
+    return crd(site)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
 @cache
-def crd() -> dict[str, Any]:
-    return yaml.safe_load(crd_text())
+def _validator_for(key: SiteKey) -> Validator:
+    return Draft202012Validator(_crd_for(key)["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
 
 
-def job_schema() -> dict[str, Any]:
-    return crd()["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-
-
-@cache
-def _validator() -> Validator:
-    return Draft202012Validator(job_schema())
+def _validator(site: SiteProfile | None = None) -> Validator:
+    return _validator_for(_key(site))
 
 
 def _path(parts: Iterable[str | int]) -> str:
@@ -72,21 +120,60 @@ def _path(parts: Iterable[str | int]) -> str:
     return out
 
 
-def wrongly_typed(manifest: Any) -> list[str]:
+def wrongly_typed(manifest: Any, site: SiteProfile | None = None) -> list[str]:
     """Fields whose value has the wrong type (a list where a name goes): no Job can be read."""
     return [
         _path(error.absolute_path) or "(document)"
-        for error in _validator().iter_errors(manifest)
+        for error in _validator(site).iter_errors(manifest)
         if error.validator == "type"
     ]
 
 
-def schema_findings(manifest: Any) -> list[Finding]:
-    """One SCHEMA finding per violation, pointing at the Job field (``spec.tasks[1].replicas``)."""
+def _unknown_fields(error: Any) -> list[str]:
+    """The keys an ``additionalProperties: false`` violation is about."""
+    known = set(error.schema.get("properties") or {})
+    return (
+        [str(k) for k in error.instance if k not in known]
+        if isinstance(error.instance, dict)
+        else []
+    )
+
+
+def _unknown_field(path: str, name: str) -> Finding:
+    where = f"{path}.{name}" if path else name
+    return Finding(
+        UNKNOWN_FIELD_RULE,
+        Severity.INFO,
+        where,
+        Text(
+            "{field} is not in rlark-widgets' Job schema (RLark's own is not published): it is "
+            "kept as written and not checked.",
+            field=where,
+        ),
+        Text(
+            "Nothing to do if the console wrote it; if you added it, check its name and place "
+            "against the console's YAML preview."
+        ),
+        f"seeds/create-training-job.zh.txt Step 4 (任务 YAML 预览); {CRD_RESOURCE}",
+    )
+
+
+def schema_findings(
+    manifest: Any, site: SiteProfile | None = None, *, unknown_as_info: bool = False
+) -> list[Finding]:
+    """One SCHEMA finding per violation, pointing at the Job field (``spec.tasks[1].replicas``).
+
+    ``unknown_as_info``: fields our schema does not know (RLark's console YAML may carry some)
+    are one info each, not schema errors, so ``check`` can read what the console will submit.
+    """
     findings = []
     for error in sorted(
-        _validator().iter_errors(manifest), key=lambda e: [str(p) for p in e.absolute_path]
+        _validator(site).iter_errors(manifest), key=lambda e: [str(p) for p in e.absolute_path]
     ):
+        if unknown_as_info and error.validator == "additionalProperties":
+            base = _path(error.absolute_path)
+            findings += [_unknown_field(base, name) for name in _unknown_fields(error)]
+            continue
         findings.append(
             Finding(
                 "JOB-SCHEMA",
@@ -98,7 +185,7 @@ def schema_findings(manifest: Any) -> list[Finding]:
                     "Correct the field as the CRD describes it (`rlark-migrate crd` prints the "
                     "schema)."
                 ),
-                f"rlark-widgets CRD {JOB_RESOURCE} (DESIGN.md §3)",
+                f"rlark-widgets CRD {_key(site)[3]}.{_key(site)[0]} (DESIGN.md §3)",
             )
         )
     return findings

@@ -10,6 +10,7 @@ from ..i18n import Text, TextError
 from ..safe_yaml import YamlAliasError, safe_load
 from .job import Job
 from .schema import wrongly_typed
+from .site import SiteProfile
 
 
 class JobYamlError(TextError, ValueError):
@@ -66,13 +67,13 @@ def _syntax_error(problem: str, mark: yaml.Mark | None) -> Text:
     )
 
 
-def parse_job_yaml(text: str) -> Job:
+def parse_job_yaml(text: str, site: SiteProfile | None = None) -> Job:
     """Read Job YAML back into a Job (the schema's findings say what else is wrong with it).
 
     A value of the wrong type is refused here: the rules read a Job's fields as their types.
     """
     manifest = load_manifest(text)
-    wrong = wrongly_typed(manifest)
+    wrong = wrongly_typed(manifest, site)
     if wrong:
         raise JobYamlError(
             Text(
@@ -87,7 +88,7 @@ def parse_job_yaml(text: str) -> Job:
             Text("Give each StorageClass its own storage name, or use one StorageClass."),
         )
     try:
-        return Job.from_manifest(manifest)
+        return Job.from_manifest(manifest, site)
     except (KeyError, TypeError, ValueError, StopIteration, AttributeError, OverflowError) as exc:
         raise JobYamlError(
             Text(

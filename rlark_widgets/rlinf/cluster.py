@@ -8,13 +8,13 @@ only rejects at start-up on the real machines (robot IP and interpreter placehol
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from ..findings import Finding, Severity
 from ..i18n import Text
 from .errors import ClusterConfigError
-from .hardware import ROBOT_FIELDS, RobotConfig
+from .hardware import CONFIG_NAMES, ROBOT_FIELDS, RobotConfig, config_class_error, node_rank_message
 from .ranks import RankRangeError, RankSyntaxError, format_ranks, parse_rank_config
 
 RESERVED_LABELS = ("cluster", "node")
@@ -270,7 +270,6 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             path,
             Text("Write each node group as a list item starting with '- label: ...'."),
         )
-    groups: list[NodeGroupSpec] = []
     for index, raw in enumerate(value):
         group_path = f"{path}[{index}]"
         if not _is_mapping(raw):
@@ -290,7 +289,27 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             Text("cluster node_groups yaml config"),
             group_path,
         )
-        groups.append(_parse_node_group(raw, num_nodes, group_path))
+    # RLinf builds every group (hardware, robot config classes, reserved labels) before it
+    # parses any group's node ranks; a robot IP its config class refuses stops it first.
+    built: list[NodeGroupSpec] = []
+    refused_ip: ClusterConfigError | None = None
+    try:
+        for index, raw in enumerate(value):
+            built.append(_build_node_group(raw, f"{path}[{index}]"))
+            refused_ip = refused_ip or next(iter(_ip_errors(built[-1].robots)), None)
+        groups = [
+            _place_node_group(group, raw, num_nodes)
+            for group, raw in zip(built, value, strict=True)
+        ]
+        _check_unique_groups(groups, path)
+    except ClusterConfigError:
+        if refused_ip is not None:
+            raise refused_ip from None
+        raise
+    return tuple(groups)
+
+
+def _check_unique_groups(groups: list[NodeGroupSpec], path: str) -> None:
     labels = [g.label for g in groups]
     duplicates = sorted({label for label in labels if labels.count(label) > 1})
     if duplicates:
@@ -304,23 +323,45 @@ def _parse_node_groups(value: object, num_nodes: int, path: str) -> tuple[NodeGr
             Text("Give every node group its own label."),
         )
     _check_robot_uniqueness(groups)
-    return tuple(groups)
 
 
-def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
+def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
+    """NodeGroupConfig.__post_init__: hardware, the robots' config classes, reserved labels."""
     label = str(raw["label"])
     hardware = raw.get("hardware")
     hardware_type = raw.get("hardware_type")
     ignore_hardware = bool(raw.get("ignore_hardware", False))
     robots: tuple[RobotConfig, ...] = ()
     if hardware is not None:
-        if hardware_type is not None:
+        hardware_type, robots = _parse_hardware(hardware, label, f"{path}.hardware")
+    try:
+        _check_built_group(raw, label, path)
+    except ClusterConfigError:
+        refused = _ip_errors(robots)  # RLinf built the robots first: their IP error wins
+        if refused:
+            raise refused[0] from None
+        raise
+    return NodeGroupSpec(
+        label=label,
+        node_ranks=(),
+        # An explicit hardware_type is used as written; ignore_hardware only stops detection.
+        hardware_type=str(hardware_type) if hardware_type is not None else None,
+        robots=robots,
+        ignore_hardware=ignore_hardware,
+        path=path,
+    )
+
+
+def _check_built_group(raw: Mapping, label: str, path: str) -> None:
+    """The rest of NodeGroupConfig.__post_init__, after the hardware."""
+    if raw.get("hardware") is not None:
+        if raw.get("hardware_type") is not None:
             raise _fail(
                 Text("hardware_type should not be specified."),
                 f"{path}.hardware_type",
                 Text("Remove hardware_type; hardware.type already names the hardware."),
             )
-        if ignore_hardware:
+        if bool(raw.get("ignore_hardware", False)):
             raise _fail(
                 Text("Cannot specify hardware when ignore_hardware is set to True."),
                 f"{path}.ignore_hardware",
@@ -336,6 +377,11 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
             f"{path}.label",
             Text("Rename the group (labels 'cluster' and 'node' belong to RLinf)."),
         )
+
+
+def _place_node_group(group: NodeGroupSpec, raw: Mapping, num_nodes: int) -> NodeGroupSpec:
+    """ClusterConfig.__post_init__ per group: node ranks, env configs, robots within the group."""
+    path, label = group.path, group.label
     try:
         node_ranks = tuple(parse_rank_config(raw["node_ranks"], range(num_nodes), "node"))
     except RankSyntaxError as exc:
@@ -358,16 +404,38 @@ def _parse_node_group(raw: Mapping, num_nodes: int, path: str) -> NodeGroupSpec:
     env_configs = _parse_env_configs(
         raw.get("env_configs"), label, node_ranks, f"{path}.env_configs"
     )
-    if hardware is not None:
-        hardware_type, robots = _parse_hardware(hardware, label, node_ranks, f"{path}.hardware")
-    return NodeGroupSpec(
-        label=label,
-        node_ranks=node_ranks,
-        env_configs=env_configs,
-        hardware_type=str(hardware_type) if hardware_type is not None else None,
-        robots=robots,
-        ignore_hardware=ignore_hardware,
-        path=path,
+    _check_robots_in_group(group.robots, label, node_ranks)
+    return replace(group, node_ranks=node_ranks, env_configs=env_configs)
+
+
+def _ip_errors(robots: tuple[RobotConfig, ...]) -> list[ClusterConfigError]:
+    """The robot IPs the config classes refuse, as the error RLinf stops with."""
+    return [
+        _fail(
+            _ip_message(robot, name, value),
+            f"{robot.path}.{name}",
+            _ip_fix(robot, value),
+        )
+        for robot in robots
+        for name, value in robot.invalid_ips()
+    ]
+
+
+def _ip_message(robot: RobotConfig, name: str, value: str) -> Text:
+    return Text(
+        "'{name}' in {config} config must be a valid IP address. But got "
+        "{value}. RLinf refuses the cluster section with this message.",
+        name=name,
+        value=value,
+        config=CONFIG_NAMES[robot.hardware_type],
+    )
+
+
+def _ip_fix(robot: RobotConfig, value: str) -> Text:
+    return Text(
+        "Replace '{value}' with the robot's IP address as seen from node {node_rank}.",
+        value=value,
+        node_rank=robot.node_rank,
     )
 
 
@@ -526,9 +594,7 @@ def _parse_env_vars(value: object, path: str) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _parse_hardware(
-    value: object, label: str, group_ranks: tuple[int, ...], path: str
-) -> tuple[str, tuple[RobotConfig, ...]]:
+def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[RobotConfig, ...]]:
     if not _is_mapping(value):
         raise _fail(
             Text(
@@ -568,69 +634,88 @@ def _parse_hardware(
             f"{path}.configs",
             Text("Start each robot entry with '- node_rank: N'."),
         )
-    robots: list[RobotConfig] = []
-    seen: list[dict] = []
     valid = ("node_rank", *sorted(ROBOT_FIELDS[hw_type]))
+    # RLinf's order (NodeHardwareConfig.__post_init__): every entry's fields, then duplicates,
+    # then each config class's own __post_init__; the group's node ranks come last.
     for index, raw in enumerate(raw_configs):
         entry_path = f"{path}.configs[{index}]"
         if not _is_mapping(raw):
             raise _fail(
                 Text(
-                    "Each {hw_type} config must be a dictionary. But got {type}: {value}",
-                    hw_type=hw_type,
+                    "Each hardware config must be a dictionary. But got {type}: {value}",
                     type=type(raw),
                     value=raw,
                 ),
                 entry_path,
                 Text("Write each robot as a mapping starting with node_rank."),
             )
-        where = Text("{hw_type} hardware config", hw_type=hw_type)
+        where = Text("cluster node_group hardware yaml config")
         _check_fields(raw, valid, ("node_rank",), where, entry_path)
-        node_rank = raw["node_rank"]
-        if type(node_rank) is not int:
-            raise _fail(
-                Text(
-                    "'node_rank' in {hw_type} config must be an integer. But got {value} "
-                    "of type {type}.",
-                    hw_type=hw_type.lower(),
-                    value=node_rank,
-                    type=type(node_rank),
-                ),
-                f"{entry_path}.node_rank",
-                Text("Write node_rank as an unquoted whole number."),
-            )
+    seen: list[dict] = []
+    for index, raw in enumerate(raw_configs):
         if dict(raw) in seen:
             raise _fail(
                 Text(
-                    "Duplicate hardware configs found in node group '{label}': {config}",
+                    "Duplicate hardware configs found in node hardware config: {config} "
+                    "(node group '{label}').",
                     label=label,
                     config=dict(raw),
                 ),
-                entry_path,
+                f"{path}.configs[{index}]",
                 Text("Remove the repeated robot entry."),
             )
         seen.append(dict(raw))
-        if node_rank not in group_ranks:
+    robots: list[RobotConfig] = []
+    for index, raw in enumerate(raw_configs):
+        entry_path = f"{path}.configs[{index}]"
+        node_rank = raw["node_rank"]
+        refused = _ip_errors(tuple(robots))  # configs are built in order: an IP error stops it
+        if refused and (not isinstance(node_rank, int) or config_class_error(hw_type, raw)):
+            raise refused[0]
+        if not isinstance(node_rank, int):
+            raise _fail(
+                node_rank_message(hw_type, node_rank),
+                f"{entry_path}.node_rank",
+                Text("Write node_rank as an unquoted whole number."),
+            )
+        fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
+        failed = config_class_error(hw_type, fields)
+        if failed is not None:
+            raise _fail(
+                failed[1],
+                f"{entry_path}.{failed[0]}",
+                Text(
+                    "Correct {field} as RLinf's {hw_type} config class requires.",
+                    field=failed[0],
+                    hw_type=hw_type,
+                ),
+            )
+        robots.append(RobotConfig(hw_type, int(node_rank), fields, entry_path))
+    robots.sort(key=lambda r: r.node_rank)  # stable: config order within a node
+    return hw_type, tuple(robots)
+
+
+def _check_robots_in_group(
+    robots: tuple[RobotConfig, ...], label: str, group_ranks: tuple[int, ...]
+) -> None:
+    for robot in robots:
+        if robot.node_rank not in group_ranks:
             raise _fail(
                 Text(
                     "node_rank {node_rank} in hardware config must be within node_ranks "
                     "{group_ranks} in node group '{label}'.",
-                    node_rank=node_rank,
+                    node_rank=robot.node_rank,
                     group_ranks=list(group_ranks),
                     label=label,
                 ),
-                f"{entry_path}.node_rank",
+                f"{robot.path}.node_rank",
                 Text(
                     "Use one of the group's node ranks {group_ranks}, or add {node_rank} to the "
                     "group's node_ranks.",
                     group_ranks=format_ranks(group_ranks),
-                    node_rank=node_rank,
+                    node_rank=robot.node_rank,
                 ),
             )
-        fields = {str(k): v for k, v in raw.items() if k != "node_rank"}
-        robots.append(RobotConfig(hw_type, node_rank, fields, entry_path))
-    robots.sort(key=lambda r: r.node_rank)  # stable: config order within a node
-    return hw_type, tuple(robots)
 
 
 def _check_robot_uniqueness(groups: list[NodeGroupSpec]) -> None:
@@ -679,19 +764,8 @@ def _startup_findings(groups: tuple[NodeGroupSpec, ...]) -> list[Finding]:
                         "CFG-ROBOT-IP",
                         Severity.ERROR,
                         f"{robot.path}.{name}",
-                        Text(
-                            "'{name}' is '{value}', not an IP address: RLinf rejects it at start "
-                            "('{name}' in {hw_type} config must be a valid IP address).",
-                            name=name,
-                            value=value,
-                            hw_type=robot.hardware_type.lower(),
-                        ),
-                        Text(
-                            "Replace '{value}' with the robot's IP address as seen from node "
-                            "{node_rank}.",
-                            value=value,
-                            node_rank=robot.node_rank,
-                        ),
+                        _ip_message(robot, name, value),
+                        _ip_fix(robot, value),
                         "RLinf rlinf/scheduler/hardware/robots (robot_ip validation)",
                     )
                 )

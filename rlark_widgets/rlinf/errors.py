@@ -65,3 +65,10 @@ class PlacementError(RLinfConfigError):
 
     rule_id = "PLC-PLACEMENT"
     source = "RLinf rlinf/scheduler/placement/* and rlinf/utils/placement.py"
+
+
+class TaskTypeError(PlacementError):
+    """``runner.task_type`` is none RLinf supports: its config validation stops before placing."""
+
+    rule_id = "CFG-TASK-TYPE"
+    source = "RLinf rlinf/config.py validate_cfg (SUPPORTED_TASK_TYPE)"

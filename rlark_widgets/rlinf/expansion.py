@@ -14,16 +14,24 @@ from typing import Any
 
 from ..i18n import Text
 from .cluster import ClusterSpec, PlacementEntry
-from .errors import PlacementError, RLinfConfigError
-from .grammar import GrammarError, parse_rank_map, process_resources
+from .errors import PlacementError, RLinfConfigError, TaskTypeError
+from .grammar import GrammarError, RankPart, parse_rank_map, process_resources
 from .model_parallel import (
     ConfigLookup,
     ModelParallelError,
+    PackedSpec,
     ParallelSizes,
     model_parallel_eval_placement,
     model_parallel_placement,
 )
-from .strategies import ProcessPlacement, StrategyError, flexible_placement, node_placement
+from .strategies import (
+    ProcessPlacement,
+    StrategyError,
+    check_flexible_processes,
+    check_node_processes,
+    flexible_placement,
+    node_placement,
+)
 from .topology import ACCELERATOR, GpuLayout, ResourceGroup, Topology, build_topology
 
 SUPPORTED_TASK_TYPES = (
@@ -160,9 +168,13 @@ class Expansion:
     def total_processes(self) -> int:
         return sum(c.world_size for c in self.components.values())
 
-    def to_json(self) -> dict[str, Any]:
-        """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion)."""
-        return {
+    def to_json(self, components: bool = True) -> dict[str, Any]:
+        """The fields of ``rlinf-configs/expected/*.json`` (RLinf's own expansion).
+
+        Without ``components`` the per-process and per-node parts are left out, for a caller
+        that streams them.
+        """
+        data: dict[str, Any] = {
             "ok": self.ok,
             "error": str(self.error.message) if self.error else None,
             "error_path": self.error.path if self.error else None,
@@ -173,9 +185,11 @@ class Expansion:
             "gpus_per_node": self.layout.default
             if not self.layout.per_node
             else dict(self.layout.per_node),
-            "per_node": {str(n): s.to_dict() for n, s in self.per_node.items()},
-            "components": {name: c.to_dict() for name, c in sorted(self.components.items())},
         }
+        if components:
+            data["per_node"] = {str(n): s.to_dict() for n, s in self.per_node.items()}
+            data["components"] = {name: c.to_dict() for name, c in sorted(self.components.items())}
+        return data
 
 
 def placement_class_for(task_type: str | None) -> str:
@@ -193,69 +207,212 @@ def expand_placement(
     task_type: str | None = "embodied",
     lookup: ConfigLookup = _no_lookup,
     placement_class: str | None = None,
+    verdicts: dict | None = None,
 ) -> Expansion:
     """Expand every component of ``cluster`` on the GPU layout, as RLinf would at start-up.
 
     ``lookup(path, default)`` reads other config values (TP sizes for reasoning placements).
     Never raises for config problems: the returned expansion carries the typed error.
+    With ``verdicts`` (a dict the caller keeps across layouts) only RLinf's verdict is
+    computed: no process rows, and entries whose node groups number their resources the same
+    way on two layouts are checked once.
     """
     layout = GpuLayout.parse(gpus)
     chosen = placement_class or placement_class_for(task_type)
     expansion = Expansion(layout, task_type, chosen, cluster)
     try:
+        check_task_type(task_type)
         topo = build_topology(cluster, layout)
-        hardware = _expand_generic(cluster, topo, expansion.components)
-        if chosen in ("model_parallel", "model_parallel_eval"):
-            _replace_model_parallel(expansion, hardware, ParallelSizes.from_config(lookup), topo)
-        elif chosen == "hybrid":
-            expansion.placement_mode = "HYBRID"
+        entries, hardware = _parse_components(cluster, topo, verdicts)
+        packed: dict[str, PackedSpec] = {}
+        sizes = ParallelSizes(lookup)
+        try:
+            if chosen in ("model_parallel", "model_parallel_eval"):
+                expansion.placement_mode, packed = _model_parallel(chosen, hardware, sizes, topo)
+            elif chosen == "hybrid":
+                expansion.placement_mode = "HYBRID"
+            _place(entries, packed, topo, expansion.components, rows=verdicts is None)
+        except (TypeError, ZeroDivisionError) as exc:  # only a parallel size can cause these
+            raise sizes.crash_error(exc) from None
     except RLinfConfigError as exc:
         expansion.error = exc
         expansion.components = {}
+        expansion.placement_mode = None
     return expansion
 
 
-def _expand_generic(
-    cluster: ClusterSpec, topo: Topology, out: dict[str, ComponentExpansion]
-) -> dict[str, list[int]]:
-    """RLinf's ComponentPlacement: parse every entry and place it; return GPU ranks per name."""
+@dataclass
+class _ParsedEntry:
+    """One component_placement key after RLinf's parser: its strategy, not yet placed."""
+
+    entry: PlacementEntry
+    groups: list
+    parts: list[RankPart]
+    node_mode: bool
+    rows: list[ProcessPlacement] | None = None
+
+    @cached_property
+    def per_process(self) -> list[list[int]]:
+        return process_resources(self.parts)
+
+    def check_constructor(self) -> None:
+        """What RLinf checks before it builds the strategy (see strategies.check_*)."""
+        if not any(part.processes for part in self.parts):
+            (check_node_processes if self.node_mode else check_flexible_processes)([])
+        if self.node_mode and any(len(p.resources) > len(p.processes) for p in self.parts):
+            check_node_processes(self.per_process)  # raises, naming the process
+
+    def place(self, topo: Topology, rows: bool = True) -> tuple[list[ProcessPlacement], str]:
+        """get_placement of the entry's strategy; components of one key share the rows."""
+        strategy = "NodePlacementStrategy" if self.node_mode else "FlexiblePlacementStrategy"
+        if self.rows is None:
+            try:
+                if not rows and self._verdict_is_plain():
+                    self.rows = []
+                else:
+                    place = node_placement if self.node_mode else flexible_placement
+                    self.rows = place(self._processes(rows), self.groups, topo, rows)
+            except StrategyError as exc:
+                raise _placement_error(
+                    Text(
+                        "Error in component placement for components {components}. {reason}",
+                        components=list(self.entry.components),
+                        reason=exc.text,
+                    ),
+                    self.entry,
+                ) from None
+        return self.rows, strategy
+
+    def _processes(self, rows: bool) -> list[list[int]]:
+        """Node placement's verdict depends only on the distinct nodes used."""
+        if rows or not self.node_mode:
+            return self.per_process
+        return [[r] for r in sorted({r for part in self.parts for r in part.resources})]
+
+    def _verdict_is_plain(self) -> bool:
+        """Whether RLinf's get_placement checks pass without looking at each process: one GPU
+        or robot group, whose resources are numbered in node order, and every process whose
+        resources (a contiguous slice of its part) sit on one node."""
+        if self.node_mode or len(self.groups) != 1:
+            return False
+        nodes = self.groups[0].resource_node
+        for part in self.parts:
+            size = len(part.resources) // len(part.processes)
+            if size > 1 and any(
+                nodes[part.resources[i]] != nodes[part.resources[i + size - 1]]
+                for i in range(0, len(part.resources), size)
+            ):
+                return False  # the full check names the process
+        return True
+
+
+def check_task_type(task_type: str | None) -> None:
+    """RLinf's validate_cfg refuses an unknown runner.task_type before any placement."""
+    if task_type is not None and task_type not in SUPPORTED_TASK_TYPES:
+        raise TaskTypeError(
+            Text(
+                "task_type must be one of {task_types} (runner.task_type is '{task_type}'); "
+                "RLinf's config validation stops before placing anything.",
+                task_types=list(SUPPORTED_TASK_TYPES),
+                task_type=task_type,
+            ),
+            "runner.task_type",
+            Text("Use one of {task_types}.", task_types=", ".join(SUPPORTED_TASK_TYPES)),
+        )
+
+
+def _parse_components(
+    cluster: ClusterSpec, topo: Topology, verdicts: dict | None = None
+) -> tuple[dict[str, _ParsedEntry], dict[str, list[int]]]:
+    """RLinf's ComponentPlacement.__init__: parse every entry; components in config order."""
+    entries: dict[str, _ParsedEntry] = {}
     hardware: dict[str, list[int]] = {}
     for entry in cluster.placements:
         groups = _resolve_groups(entry, topo)
-        total = sum(g.count for g in groups)
-        node_mode = any(g.hardware_type is None for g in groups)
-        type_name = "Node" if node_mode else ", ".join(g.type_name for g in groups)
-        try:
-            parts = parse_rank_map(entry.placement, total, type_name)
-        except GrammarError as exc:
-            raise _placement_error(exc.text, entry) from None
-        per_process = process_resources(parts)
-        try:
-            if node_mode:
-                rows, strategy = node_placement(per_process, groups, topo), "NodePlacementStrategy"
-            else:
-                rows, strategy = (
-                    flexible_placement(per_process, groups, topo),
-                    "FlexiblePlacementStrategy",
-                )
-        except StrategyError as exc:
-            raise _placement_error(
-                Text(
-                    "Error in component placement for components {components}. {reason}",
-                    components=list(entry.components),
-                    reason=exc.text,
-                ),
-                entry,
-            ) from None
-        ranks = [r for part in parts for r in part.resources]
+        key = (entry.path, tuple(_numbering(g) for g in groups))
+        known = verdicts.get(key) if verdicts is not None else None
+        if isinstance(known, RLinfConfigError):
+            raise known
+        if known is not None:
+            parsed, ranks = known
+        else:
+            try:
+                parsed, ranks = _parse_entry(entry, groups)
+            except RLinfConfigError as exc:
+                if verdicts is not None:
+                    verdicts[key] = exc
+                raise
+            if verdicts is not None:
+                verdicts[key] = (parsed, ranks)
         for name in entry.components:
-            if name in out:
+            if name in entries:
                 raise _placement_error(
                     Text("Component {name} has multiple placements defined.", name=name), entry
                 )
-            out[name] = ComponentExpansion(name, strategy, rows, entry.path)
+            entries[name] = parsed
             hardware[name] = ranks
-    return hardware
+    return entries, hardware
+
+
+def _numbering(group: ResourceGroup) -> tuple:
+    """What a placement over ``group`` depends on: its type and which node holds each resource."""
+    return (
+        group.label,
+        group.hardware_type,
+        tuple(group.resource_node),
+        tuple(group.resource_local),
+    )
+
+
+def _parse_entry(entry: PlacementEntry, groups: list) -> tuple[_ParsedEntry, list[int]]:
+    """One entry through RLinf's parser and its strategy's constructor checks."""
+    total = sum(g.count for g in groups)
+    node_mode = any(g.hardware_type is None for g in groups)
+    type_name = "Node" if node_mode else ", ".join(g.type_name for g in groups)
+    try:
+        parts = parse_rank_map(entry.placement, total, type_name)
+    except GrammarError as exc:
+        raise _placement_error(exc.text, entry) from None
+    parsed = _ParsedEntry(entry, groups, parts, node_mode)
+    try:
+        parsed.check_constructor()
+    except StrategyError as exc:
+        raise _placement_error(
+            Text(
+                "Error in component placement for components {components}. {reason}",
+                components=list(entry.components),
+                reason=exc.text,
+            ),
+            entry,
+        ) from None
+    return parsed, [r for part in parts for r in part.resources]
+
+
+def _place(
+    entries: dict[str, _ParsedEntry],
+    packed: dict[str, PackedSpec],
+    topo: Topology,
+    out: dict[str, ComponentExpansion],
+    rows: bool = True,
+) -> None:
+    """get_placement for every component in config order, as RLinf's workers launch them.
+
+    A packed strategy RLinf stores under a name that is no component of the config (its
+    ``inference`` when the config names ``actor_inference``) is never placed; the named
+    component keeps its own strategy, as in RLinf.
+    """
+    for name, parsed in entries.items():
+        spec = packed.get(name)
+        if spec is not None:
+            try:
+                placed, strategy = spec.place(topo), "PackedPlacementStrategy"
+            except StrategyError as exc:
+                raise PlacementError(
+                    exc.text, "cluster.component_placement", _MODEL_PARALLEL_FIX
+                ) from None
+        else:
+            placed, strategy = parsed.place(topo, rows)
+        out[name] = ComponentExpansion(name, strategy, placed, parsed.entry.path)
 
 
 def _resolve_groups(entry: PlacementEntry, topo: Topology) -> list[ResourceGroup]:
@@ -313,25 +470,18 @@ def _placement_error(message: Text, entry: PlacementEntry) -> PlacementError:
     return PlacementError(message, entry.path, _GRAMMAR_FIX)
 
 
-def _replace_model_parallel(
-    expansion: Expansion, hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
-) -> None:
+def _model_parallel(
+    placement_class: str, hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
+) -> tuple[str, dict[str, PackedSpec]]:
     place = (
         model_parallel_placement
-        if expansion.placement_class == "model_parallel"
+        if placement_class == "model_parallel"
         else model_parallel_eval_placement
     )
     try:
-        mode, rows = place(hardware, sizes, topo)
+        return place(hardware, sizes, topo)
     except ModelParallelError as exc:
         raise PlacementError(exc.text, "cluster.component_placement", _MODEL_PARALLEL_FIX) from None
-    expansion.placement_mode = mode
-    for name, placed in rows.items():
-        previous = expansion.components.get(name)
-        path = previous.path if previous else "cluster.component_placement"
-        expansion.components[name] = ComponentExpansion(
-            name, "PackedPlacementStrategy", placed, path
-        )
 
 
 def gpu_requirements(
@@ -344,8 +494,11 @@ def gpu_requirements(
     """The smallest uniform GPUs-per-node count that RLinf accepts, and the counts it rejects."""
     failing = []
     smallest = None
+    verdicts: dict = {}
     for count in counts:
-        result = expand_placement(cluster, count, task_type=task_type, lookup=lookup)
+        result = expand_placement(
+            cluster, count, task_type=task_type, lookup=lookup, verdicts=verdicts
+        )
         if result.ok:
             smallest = count if smallest is None else smallest
         else:

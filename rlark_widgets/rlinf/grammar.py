@@ -152,10 +152,13 @@ def process_resources(parts: list[RankPart]) -> list[list[int]]:
     result: list[list[int]] = []
     for part in parts:
         resources, n_proc = part.resources, len(part.processes)
-        if len(resources) >= n_proc:
+        if len(resources) == n_proc:
+            result.extend(map(list, zip(resources)))  # one resource each: [[r0], [r1], ...]
+        elif len(resources) > n_proc:
             step = len(resources) // n_proc
             result.extend(resources[i * step : (i + 1) * step] for i in range(n_proc))
-        else:
+        else:  # processes share a resource; they may share its (never mutated) list too
             share = n_proc // len(resources)
-            result.extend([r] for r in resources for _ in range(share))
+            for r in resources:
+                result.extend([[r]] * share)
     return result

@@ -8,13 +8,13 @@ does the same for evaluation (rollout and reward only).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import Text
 from .errors import PlacementError, RLinfCheckError
-from .strategies import ProcessPlacement, StrategyError, packed_placement
+from .strategies import ProcessPlacement, StrategyError, check_packed, packed_placement
 from .topology import Topology
 
 ConfigLookup = Callable[[str, Any], Any]
@@ -25,61 +25,109 @@ class ModelParallelError(RLinfCheckError):
     """A check of RLinf's model-parallel placement failed (message as RLinf words it)."""
 
 
-@dataclass(frozen=True)
+_ABSENT = object()
+
+
 class ParallelSizes:
-    """The tensor/pipeline sizes the placement reads from the actor, rollout and inference."""
+    """The parallel sizes RLinf's placement reads, read the way its properties read them.
 
-    actor_tp: int
-    rollout_tp: int
-    rollout_pp: int
-    inference_tp: int
-    critic_inference_tp: int
-    recompute_logprobs: bool
-    auto_scheduler: bool
-    use_pre_process_policy: bool
+    Values are returned as written (a string, float, null or 0 included): RLinf does its
+    arithmetic on them as they are, so the placement below does the same and turns the
+    TypeError or ZeroDivisionError RLinf would stop with into an error naming the field.
+    A section RLinf reads but the config lacks is refused when it is first read, as
+    Hydra's struct config refuses it in RLinf.
+    """
 
-    @classmethod
-    def from_config(cls, get: ConfigLookup) -> ParallelSizes:
-        actor_tp = _size(get, "actor.model.tensor_model_parallel_size")
-        critic_tp = _size(get, "critic.model.tensor_model_parallel_size")
-        if get("inference", None) is not None:
-            inference_tp = _size(get, "inference.model.tensor_model_parallel_size")
-        elif get("actor_inference", None) is not None:
-            inference_tp = _size(get, "actor_inference.model.tensor_model_parallel_size")
-        else:
-            inference_tp = actor_tp
-        return cls(
-            actor_tp=actor_tp,
-            rollout_tp=_size(get, "rollout.tensor_parallel_size"),
-            rollout_pp=_size(get, "rollout.pipeline_parallel_size"),
-            inference_tp=inference_tp,
-            critic_inference_tp=_size(
-                get, "critic_inference.model.tensor_model_parallel_size", critic_tp
-            ),
-            recompute_logprobs=bool(get("algorithm.recompute_logprobs", False)),
-            auto_scheduler=bool(get("cluster.auto_scheduler", False)),
-            use_pre_process_policy=bool(get("cluster.use_pre_process_policy", False)),
+    def __init__(self, get: ConfigLookup) -> None:
+        self._get = get
+        self.read: list[tuple[str, Any]] = []
+
+    def _section(self, path: str) -> Any:
+        value = self._get(path, _ABSENT)
+        if value is _ABSENT or not isinstance(value, dict | Mapping):
+            raise PlacementError(
+                Text(
+                    "The config has no {path} section, but RLinf's model-parallel placement "
+                    "reads it and stops there (ConfigAttributeError: Key '{key}' is not in "
+                    "struct).",
+                    path=path,
+                    key=path.rsplit(".", 1)[-1],
+                ),
+                path,
+                Text("Add the {path} section RLinf's reasoning configs have.", path=path),
+            )
+        return value
+
+    def _size(self, section: str, key: str, default: Any = 1) -> Any:
+        node = self._section(section)
+        value = node.get(key, default)
+        self.read.append((f"{section}.{key}", value))
+        return value
+
+    def actor_tp(self) -> Any:
+        return self._size("actor.model", "tensor_model_parallel_size")
+
+    def critic_tp(self) -> Any:
+        return self._size("critic.model", "tensor_model_parallel_size")
+
+    def rollout_tp(self) -> Any:
+        return self._size("rollout", "tensor_parallel_size")
+
+    def rollout_pp(self) -> Any:
+        return self._size("rollout", "pipeline_parallel_size")
+
+    def inference_tp(self) -> Any:
+        for name in ("inference", "actor_inference"):
+            if self._top_level(name):
+                return self._size(f"{name}.model", "tensor_model_parallel_size")
+        return self.actor_tp()
+
+    def critic_inference_tp(self) -> Any:
+        model = self._get("critic_inference.model", None)
+        if isinstance(model, Mapping) and "tensor_model_parallel_size" in model:
+            return self._size("critic_inference.model", "tensor_model_parallel_size")
+        return self.critic_tp()
+
+    def recompute_logprobs(self) -> bool:
+        algorithm = self._section("algorithm")
+        if "recompute_logprobs" not in algorithm:
+            raise PlacementError(
+                Text(
+                    "algorithm.recompute_logprobs is not set, but RLinf's disaggregated "
+                    "placement reads it and stops there (ConfigAttributeError)."
+                ),
+                "algorithm.recompute_logprobs",
+                Text("Set algorithm.recompute_logprobs to true or false."),
+            )
+        return bool(algorithm["recompute_logprobs"])
+
+    def cluster_flag(self, key: str) -> bool:
+        return bool(self._get(f"cluster.{key}", False))
+
+    def _top_level(self, name: str) -> bool:
+        """``hasattr(cfg, name)`` on RLinf's struct config: the key is present (even if null)."""
+        return self._get(name, _ABSENT) is not _ABSENT
+
+    def crash_error(self, exc: Exception) -> PlacementError:
+        """The TypeError/ZeroDivisionError RLinf stops with, blamed on the size that caused it."""
+        path, value = next(
+            ((p, v) for p, v in self.read if type(v) is not int or v == 0),
+            self.read[-1] if self.read else ("cluster.component_placement", None),
         )
-
-
-def _size(get: ConfigLookup, path: str, default: int = 1) -> int:
-    """A parallel size (unset or 0 means 1); a value that is no size is the config's error."""
-    value = get(path, default) or 1
-    try:
-        size = int(value)
-    except (TypeError, ValueError, OverflowError):
-        size = 0
-    if size < 1 or isinstance(value, bool) or (isinstance(value, float) and size != value):
-        raise PlacementError(
+        return PlacementError(
             Text(
-                "{path} is {value}, but a parallel size is a whole number of at least 1.",
+                "{path} is {value}: RLinf's placement does arithmetic with it and stops with "
+                "{error}.",
                 path=path,
-                value=value,
+                value=repr(value),
+                error=f"{type(exc).__name__}: {exc}",
             ),
             path,
-            Text("Set {path} to the model's parallel size, such as 1, 2 or 4.", path=path),
+            Text(
+                "Set {path} to the model's parallel size, a whole number such as 1, 2 or 4.",
+                path=path,
+            ),
         )
-    return size
 
 
 def _continuous(name: str, gpus: list[int] | None) -> None:
@@ -114,7 +162,7 @@ def _not_collocated(absent: bool, component: str) -> None:
     )
 
 
-def _tp_fits(component: str, tp: int, world: int) -> None:
+def _tp_fits(component: str, tp: Any, world: int) -> None:
     _require(
         tp <= world,
         Text(
@@ -127,14 +175,40 @@ def _tp_fits(component: str, tp: int, world: int) -> None:
     )
 
 
+@dataclass(frozen=True)
+class PackedSpec:
+    """One PackedPlacementStrategy RLinf constructs: its checks ran, its placement is lazy."""
+
+    start: int
+    end: int
+    per_process: Any = 1
+    stride: Any = 1
+
+    @classmethod
+    def build(cls, start: int, end: int, per_process: Any = 1, stride: Any = 1) -> PackedSpec:
+        """PackedPlacementStrategy.__init__'s checks, in its order."""
+        check_packed(start, end, per_process, stride)
+        return cls(start, end, per_process, stride)
+
+    def place(self, topo: Topology) -> list[ProcessPlacement]:
+        group = topo.groups["cluster"]
+        return packed_placement(self.start, self.end, group, topo, self.per_process, self.stride)
+
+
 def model_parallel_placement(
     hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
-) -> tuple[str, dict[str, list[ProcessPlacement]]]:
-    """Return the mode and the replaced components' rows; ``hardware`` maps component -> GPUs."""
+) -> tuple[str, dict[str, PackedSpec]]:
+    """ModelParallelComponentPlacement.__init__: the mode and the packed strategies it stores.
+
+    The names are RLinf's, which may name no component of the config (an ``inference``
+    strategy when the config says ``actor_inference``): the caller places only components.
+    """
     actor = _specified(hardware.get("actor"), "Actor")
     rollout = _specified(hardware.get("rollout"), "Rollout")
     _specified(hardware.get("reward"), "Reward")  # required though only the rows above use GPUs
-    inference = hardware.get("inference", hardware.get("actor_inference"))
+    inference = hardware.get("inference")
+    if inference is None:
+        inference = hardware.get("actor_inference")
     critic_inference, critic = hardware.get("critic_inference"), hardware.get("critic")
     for name, gpus in (
         ("Actor", actor),
@@ -146,7 +220,7 @@ def model_parallel_placement(
         _continuous(name, gpus)
 
     disaggregated = _disjoint(actor, rollout, inference, critic, critic_inference)
-    if sizes.auto_scheduler and critic is None:
+    if sizes.cluster_flag("auto_scheduler") and critic is None:
         _require(
             disaggregated,
             Text(
@@ -170,9 +244,9 @@ def model_parallel_placement(
         mode = COLLOCATED
     elif disaggregated:
         if inference is not None:
-            _tp_fits("Inference", sizes.inference_tp, len(inference))
+            _tp_fits("Inference", sizes.inference_tp(), len(inference))
             _require(
-                sizes.recompute_logprobs,
+                sizes.recompute_logprobs(),
                 Text(
                     "algorithm.recompute_logprobs has been set to false, which disables "
                     "inference. So inference GPUs {gpus} must not be specified.",
@@ -180,7 +254,7 @@ def model_parallel_placement(
                 ),
             )
         if critic_inference is not None:
-            _tp_fits("Inference", sizes.critic_inference_tp, len(critic_inference))
+            _tp_fits("Inference", sizes.critic_inference_tp(), len(critic_inference))
         mode = DISAGGREGATED
     else:
         raise ModelParallelError(
@@ -191,14 +265,15 @@ def model_parallel_placement(
                 hardware=hardware,
             )
         )
-    _tp_fits("Actor", sizes.actor_tp, len(actor))
-    _tp_fits("Rollout", sizes.rollout_tp, len(rollout))
+    _tp_fits("Actor", sizes.actor_tp(), len(actor))
+    _tp_fits("Rollout", sizes.rollout_tp(), len(rollout))
     try:
-        return mode, _packed_components(
+        specs = _packed_components(
             mode, hardware, actor, rollout, inference, critic_inference, sizes, topo
         )
     except StrategyError as exc:
         raise ModelParallelError(exc.text) from None
+    return mode, specs
 
 
 def _disjoint(*sets: list[int] | None) -> bool:
@@ -214,6 +289,10 @@ def _disjoint(*sets: list[int] | None) -> bool:
     )
 
 
+def _rollout_dp(sizes: ParallelSizes, rollout_gpus: int) -> Any:
+    return rollout_gpus // (sizes.rollout_tp() * sizes.rollout_pp())
+
+
 def _packed_components(
     mode: str,
     hardware: dict[str, list[int]],
@@ -223,79 +302,78 @@ def _packed_components(
     critic_inference: list[int] | None,
     sizes: ParallelSizes,
     topo: Topology,
-) -> dict[str, list[ProcessPlacement]]:
-    group = topo.groups["cluster"]
+) -> dict[str, PackedSpec]:
+    """ModelParallelComponentPlacement._generate_placements, in its order."""
+    specs: dict[str, PackedSpec] = {}
+    reward, critic = hardware.get("reward"), hardware.get("critic")
 
-    def packed(gpus: list[int], per_process: int = 1, stride: int = 1) -> list[ProcessPlacement]:
-        return packed_placement(gpus[0], gpus[-1], group, topo, per_process, stride)
+    def packed(gpus: list[int], per_process: Any = 1, stride: Any = 1) -> PackedSpec:
+        return PackedSpec.build(gpus[0], gpus[-1], per_process, stride)
 
-    rows: dict[str, list[ProcessPlacement]] = {}
-    dp_chunk = sizes.rollout_tp * sizes.rollout_pp
     if mode == COLLOCATED:
-        rows["actor"] = packed(actor)
-        stride = 1
-        if sizes.actor_tp > sizes.rollout_tp:
+        specs["actor"] = packed(actor)
+        actor_tp, rollout_tp = sizes.actor_tp(), sizes.rollout_tp()
+        if actor_tp > rollout_tp:
             _require(
-                sizes.actor_tp % sizes.rollout_tp == 0,
+                actor_tp % rollout_tp == 0,
                 Text(
                     "Actor TP size ({actor_tp}) must be divisible by Rollout TP size ({rollout_tp})",
-                    actor_tp=sizes.actor_tp,
-                    rollout_tp=sizes.rollout_tp,
+                    actor_tp=actor_tp,
+                    rollout_tp=rollout_tp,
                 ),
             )
-            stride = sizes.actor_tp // sizes.rollout_tp
-        rows["rollout"] = packed(rollout, sizes.rollout_tp, stride)
-    else:
-        if mode == AUTO:
-            rows["actor"] = packed(list(range(topo.total_gpus)))
-            if sizes.use_pre_process_policy:
-                _require(
-                    (actor[-1] - actor[0] + 1) % sizes.rollout_tp == 0,
-                    Text(
-                        "Actor GPUs {gpus} must be divisible by the rollout TP size {tp} "
-                        "with use_pre_process_policy.",
-                        gpus=actor,
-                        tp=sizes.rollout_tp,
-                    ),
-                )
-                rollout = list(range(actor[-1] + 1)) + rollout
-        else:
-            rows["actor"] = packed(actor)
-        dp_size = len(rollout) // dp_chunk
-        _require(
-            dp_size > 0,
-            Text(
-                "Rollout GPUs {gpus} are fewer than TP x PP ({chunk}).",
-                gpus=rollout,
-                chunk=dp_chunk,
-            ),
-        )
-        rows["rollout"] = packed(rollout, len(rollout) // dp_size)
+        stride = actor_tp // rollout_tp if actor_tp > rollout_tp else 1
+        specs["rollout"] = packed(rollout, rollout_tp, stride)
+        if reward:
+            specs["reward"] = packed(reward)
+        if critic is not None:
+            specs["critic"] = packed(critic)
+    elif mode == DISAGGREGATED:
+        specs["rollout"] = packed(rollout, len(rollout) // _rollout_dp(sizes, len(rollout)))
         if inference is not None:
-            split = mode == DISAGGREGATED and critic_inference is not None
-            rows["actor_inference" if split else "inference"] = packed(inference)
-        if critic_inference is not None and mode == DISAGGREGATED:
-            rows["critic_inference"] = packed(critic_inference)
-    for name in ("reward", "critic"):
-        gpus = hardware.get(name)
-        if gpus:
-            rows[name] = packed(gpus)
-    return rows
+            name = "inference" if critic_inference is None else "actor_inference"
+            specs[name] = packed(inference)
+        if critic_inference is not None:
+            specs["critic_inference"] = packed(critic_inference)
+        specs["actor"] = packed(actor)
+        if reward:
+            specs["reward"] = packed(reward)
+        if critic is not None:
+            specs["critic"] = packed(critic)
+    else:  # AUTO: the actor takes every GPU, the rollout may take the actor's too
+        specs["actor"] = packed(list(range(topo.total_gpus)))
+        if sizes.cluster_flag("use_pre_process_policy"):
+            _require(
+                (actor[-1] - actor[0] + 1) % sizes.rollout_tp() == 0,
+                Text(
+                    "Actor GPUs {gpus} must be divisible by the rollout TP size {tp} "
+                    "with use_pre_process_policy.",
+                    gpus=actor,
+                    tp=sizes.rollout_tp(),
+                ),
+            )
+            rollout = list(range(actor[-1] + 1)) + rollout
+        specs["rollout"] = packed(rollout, len(rollout) // _rollout_dp(sizes, len(rollout)))
+        if inference is not None:
+            specs["inference"] = packed(inference)
+        if reward:
+            specs["reward"] = packed(reward)
+    return specs
 
 
 def model_parallel_eval_placement(
     hardware: dict[str, list[int]], sizes: ParallelSizes, topo: Topology
-) -> tuple[str, dict[str, list[ProcessPlacement]]]:
+) -> tuple[str, dict[str, PackedSpec]]:
     """ModelParallelEvalComponentPlacement: collocated rollout (TP per process) and reward."""
     rollout = _specified(hardware.get("rollout"), "Rollout")
     reward = _specified(hardware.get("reward"), "Reward")
     _continuous("Rollout", rollout)
-    _tp_fits("Rollout", sizes.rollout_tp, len(rollout))
-    group = topo.groups["cluster"]
+    rollout_tp = sizes.rollout_tp()
+    _tp_fits("Rollout", rollout_tp, len(rollout))
     try:
-        rows = {"rollout": packed_placement(rollout[0], rollout[-1], group, topo, sizes.rollout_tp)}
+        specs = {"rollout": PackedSpec.build(rollout[0], rollout[-1], rollout_tp)}
         if reward:
-            rows["reward"] = packed_placement(reward[0], reward[-1], group, topo)
+            specs["reward"] = PackedSpec.build(reward[0], reward[-1])
     except StrategyError as exc:
         raise ModelParallelError(exc.text) from None
-    return COLLOCATED, rows
+    return COLLOCATED, specs

@@ -111,14 +111,16 @@ def _no_resources(rank: int, is_start: bool, text: str, kind: str) -> Text:
     if is_start:
         return Text(
             'Start rank {rank} in rank config string "{text}" must be within the available '
-            "{kind} ranks [], but there are no {kind} resources.",
+            "{kind} ranks [], but there are no {kind} resources: RLinf stops here with "
+            "IndexError: list index out of range.",
             rank=rank,
             text=text,
             kind=kind,
         )
     return Text(
         'End rank {rank} in rank config string "{text}" must be within the available '
-        "{kind} ranks [], but there are no {kind} resources.",
+        "{kind} ranks [], but there are no {kind} resources: RLinf stops here with "
+        "IndexError: list index out of range.",
         rank=rank,
         text=text,
         kind=kind,

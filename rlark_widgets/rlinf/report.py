@@ -10,14 +10,29 @@ from .cluster import ClusterSpec, parse_cluster
 from .errors import RLinfConfigError
 from .expansion import (
     PLACEMENT_CLASSES,
-    SUPPORTED_TASK_TYPES,
     Expansion,
+    check_task_type,
     expand_placement,
     gpu_requirements,
     placement_class_for,
 )
+from .launchers import launcher_for
 from .loader import RLinfConfig
 from .topology import GpuLayout
+
+# The execution mode as shown: RLinf's name in English, the seeds' term with it in Chinese.
+MODE_NAMES = {
+    "HYBRID": Text("HYBRID"),
+    "COLLOCATED": Text("COLLOCATED"),
+    "DISAGGREGATED": Text("DISAGGREGATED"),
+    "AUTO": Text("AUTO"),
+}
+
+
+def mode_name(mode: str | None) -> Text | str:
+    """The execution mode for a message; '-' when RLinf reports none."""
+    return MODE_NAMES.get(mode, mode) if mode else "-"
+
 
 MODE_LESSONS = {
     "HYBRID": Text(
@@ -58,8 +73,9 @@ class ConfigReport:
         """Ray nodes the cluster section asks for (0 when RLinf could not read it)."""
         return self.cluster.num_nodes if self.cluster is not None else 0
 
-    def to_json(self) -> dict:
-        data = self.expansion.to_json()
+    def to_json(self, components: bool = True) -> dict:
+        """The JSON fields; without ``components`` (and ``per_node``), for a streaming writer."""
+        data = self.expansion.to_json(components)
         data.update(
             config=self.config.source,
             overrides=list(self.config.overrides),
@@ -82,7 +98,9 @@ def inspect_config(
     findings = list(config.findings)
     task_type = config.task_type
     findings += _task_type_findings(task_type, placement_class)
+    findings += _launcher_findings(config)
     try:
+        check_task_type(task_type)  # RLinf's validate_cfg runs before the cluster is read
         cluster = parse_cluster(config.cluster_section)
     except RLinfConfigError as exc:
         findings.append(exc.to_finding())
@@ -132,18 +150,45 @@ def _task_type_findings(task_type: str | None, placement_class: str | None) -> l
                 "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
             )
         ]
-    if task_type not in SUPPORTED_TASK_TYPES:
+    return []
+
+
+def _launcher_findings(config: RLinfConfig) -> list[Finding]:
+    """Say when the entry script is not the one RLinf's docs launch this config with."""
+    launcher = launcher_for(config.name, config.task_type)
+    if launcher.inferred:
         return [
             Finding(
-                "CFG-TASK-TYPE",
-                Severity.ERROR,
+                "CFG-LAUNCHER",
+                Severity.INFO,
                 "runner.task_type",
                 Text(
-                    "runner.task_type '{task_type}' is not one RLinf supports.",
-                    task_type=task_type,
+                    "No RLinf doc or example launches {name}, so its entry script was inferred "
+                    "from runner.task_type and its name: {entry}.",
+                    name=config.name,
+                    entry=launcher.entry_point or Text("none known (the run script asks for one)"),
                 ),
-                Text("Use one of {task_types}.", task_types=", ".join(SUPPORTED_TASK_TYPES)),
-                "RLinf rlinf/config.py SUPPORTED_TASK_TYPE",
+                Text("Check the entry script in the run script before you submit."),
+                "RLinf launch scripts (examples/**/*.sh) and docs",
+            )
+        ]
+    if launcher.alternatives:
+        return [
+            Finding(
+                "CFG-LAUNCHER",
+                Severity.INFO,
+                "runner.task_type",
+                Text(
+                    "RLinf's docs launch {name} with {script} ({source}), which runs {entry}; "
+                    "they also run it with {others}.",
+                    name=config.name,
+                    script=launcher.launch_script,
+                    source=launcher.source,
+                    entry=launcher.entry_point,
+                    others=", ".join(launcher.alternatives),
+                ),
+                Text("The run script uses the first; change it there to run the other."),
+                "RLinf launch scripts (examples/**/*.sh) and docs",
             )
         ]
     return []

@@ -7,12 +7,11 @@ group has no hardware type. This module builds those numberings for assumed GPU 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..i18n import Text, TextError
 from .cluster import MAX_NODES, ClusterSpec
-from .hardware import RobotConfig
 
 ACCELERATOR = "Accelerator"
 NODE_RESOURCE = "Node"
@@ -142,49 +141,56 @@ class Topology:
 
 
 def build_topology(spec: ClusterSpec, layout: GpuLayout) -> Topology:
+    """Each group's resources as RLinf's ``NodeGroupInfo`` numbers them.
+
+    A group's type is ``hardware.type`` or its explicit ``hardware_type`` as written (robot,
+    ``Accelerator`` or any other name); only a group with neither detects ``Accelerator`` when
+    one of its nodes has GPUs and ``ignore_hardware`` is false, else its nodes are resources.
+    A typed group counts, on each of its nodes, that node's devices of the type: its GPUs, or
+    the robots of that type any group declares on the node (another group's, for an alias).
+    """
     gpus = [layout.count(rank) for rank in range(spec.num_nodes)]
     all_nodes = tuple(range(spec.num_nodes))
+    robots_on: dict[tuple[int, str], int] = {}
+    for robot in spec.robots:
+        key = (robot.node_rank, robot.hardware_type)
+        robots_on[key] = robots_on.get(key, 0) + 1
+
+    def count(node: int, hardware_type: str) -> int:
+        return (
+            gpus[node] if hardware_type == ACCELERATOR else robots_on.get((node, hardware_type), 0)
+        )
+
     groups: dict[str, ResourceGroup] = {}
     for group in spec.node_groups:
-        if group.robots or (group.hardware_type and group.hardware_type != ACCELERATOR):
-            groups[group.label] = _robot_group(
-                group.label, group.node_ranks, group.hardware_type, group.robots
-            )
-        elif group.ignore_hardware:
-            groups[group.label] = _node_group(group.label, group.node_ranks)
-        else:
-            groups[group.label] = _gpu_group(group.label, group.node_ranks, gpus)
-    groups["cluster"] = _gpu_group("cluster", all_nodes, gpus)
+        hardware_type = group.hardware_type
+        if hardware_type is None and not group.ignore_hardware:
+            hardware_type = ACCELERATOR if any(gpus[n] for n in group.node_ranks) else None
+        groups[group.label] = (
+            _typed_group(group.label, group.node_ranks, hardware_type, count)
+            if hardware_type is not None
+            else _node_group(group.label, group.node_ranks)
+        )
+    groups["cluster"] = (
+        _typed_group("cluster", all_nodes, ACCELERATOR, count)
+        if any(gpus)
+        else _node_group("cluster", all_nodes)
+    )
     groups["node"] = _node_group("node", all_nodes)
     return Topology(spec.num_nodes, gpus, groups)
 
 
-def _gpu_group(label: str, nodes: tuple[int, ...], gpus: list[int]) -> ResourceGroup:
-    if not any(gpus[n] for n in nodes):
-        return _node_group(label, nodes)
+def _typed_group(
+    label: str, nodes: tuple[int, ...], hardware_type: str, count: Callable[[int, str], int]
+) -> ResourceGroup:
     resource_node: list[int] = []
     resource_local: list[int] = []
     for node in nodes:
-        resource_node.extend([node] * gpus[node])
-        resource_local.extend(range(gpus[node]))
-    return ResourceGroup(label, nodes, ACCELERATOR, resource_node, resource_local)
+        on_node = count(node, hardware_type)
+        resource_node.extend([node] * on_node)
+        resource_local.extend(range(on_node))
+    return ResourceGroup(label, nodes, hardware_type, resource_node, resource_local)
 
 
 def _node_group(label: str, nodes: tuple[int, ...]) -> ResourceGroup:
     return ResourceGroup(label, nodes, None, list(nodes), [0] * len(nodes))
-
-
-def _robot_group(
-    label: str,
-    nodes: tuple[int, ...],
-    hardware_type: str | None,
-    robots: tuple[RobotConfig, ...],
-) -> ResourceGroup:
-    resource_node: list[int] = []
-    resource_local: list[int] = []
-    per_node: dict[int, int] = {}
-    for robot in robots:  # already in node-rank order, config order within a node
-        resource_node.append(robot.node_rank)
-        resource_local.append(per_node.get(robot.node_rank, 0))
-        per_node[robot.node_rank] = per_node.get(robot.node_rank, 0) + 1
-    return ResourceGroup(label, nodes, hardware_type, resource_node, resource_local)

@@ -8,7 +8,6 @@ from typing import Any, Protocol
 import ipywidgets as w
 
 from ..i18n import LANGUAGE_NAMES, Text
-from ..rlark.build import JobSettings
 from .html import CSS, banner, esc
 from .labels import Labels
 from .session import Session
@@ -96,6 +95,5 @@ class App:
 def launch(example: str | None = None, **session_options: Any) -> w.Widget:
     """The app widget, with a bundled example already imported (what `make app` shows)."""
     session = Session(**session_options)
-    session.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0-cuda12.4")
     session.load_example(example)
     return App(session).widget

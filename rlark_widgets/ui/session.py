@@ -23,7 +23,6 @@ from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, U
 
 from ..backends import open_backend
 from ..backends.base import Backend, BackendError, blocking, default_workspace
-from ..contract import DEFAULT_RLINF_DIR
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
@@ -31,6 +30,7 @@ from ..monitor.diagnosis import Diagnosis, diagnose
 from ..monitor.history import HistoryPoint, extend
 from ..monitor.snapshot import JobSnapshot
 from ..pipeline import PlannedJob, PlanRequest, plan_for, plan_job, submit_checked
+from ..rlark.admin_request import build_admin_request
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
@@ -39,6 +39,9 @@ from ..rlark.logs import clean_log
 from ..rlark.planner import Plan
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
+from ..rlark.sheet import build_sheet
+from ..rlark.sheet_render import to_html
+from ..rlark.site import SiteError, SiteProfile, example_site, load_site, resolve_site
 from ..rlark.text_fields import (
     MountsError,
     format_pairs,
@@ -112,6 +115,8 @@ class Session(HasTraits):
     k8s_namespace = Unicode("default")
     run_timeout = Float(None, allow_none=True)  # local backend: end the run script after this
     inventory_name = Unicode("")  # a bundled inventory, or a path
+    site_path = Unicode("")  # the site profile file ("": $RLARK_SITE, else the example)
+    site = Instance(SiteProfile)
     target_cluster = Unicode("")
     template = Unicode("")
     settings = Instance(JobSettings, args=())  # the Job form
@@ -149,6 +154,7 @@ class Session(HasTraits):
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
         self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
+        self.planned: PlannedJob | None = None  # the last pipeline result (sheet, admin request)
 
     @default("lang")
     def _default_lang(self) -> str:
@@ -297,13 +303,54 @@ class Session(HasTraits):
             self.gpu_map_text = per_node_map
         return self._guard(self._plan, Text("GPUs per node"))
 
+    @default("site")
+    def _default_site(self) -> SiteProfile:
+        """$RLARK_SITE when it reads, else the example (a broken file is reported, not fatal)."""
+        try:
+            return resolve_site()
+        except SiteError as exc:
+            self._say("error", Text("Site profile: {problem}", problem=exc.text))
+            return example_site()
+
+    def set_site(self, path: str) -> bool:
+        """Use the site profile at ``path`` ("" : the example); the inventory is read through it."""
+
+        def action() -> None:
+            site = load_site(path.strip()) if path.strip() else example_site()
+            self.site_path = path
+            self.site = site
+            self._backend = None  # opened again with the new profile
+            if self.inventory is not None:
+                self.inventory = self.inventory.through(site)
+            self._plan()
+
+        return self._guard(action, Text("Site profile"))
+
     def set_inventory(self, name: str) -> bool:
         def action() -> None:
             self.inventory_name = name
             bundled = example_inventories()
             self.inventory = (
-                None if not name else load_inventory(bundled.get(name, Path(name).expanduser()))
+                None
+                if not name
+                else load_inventory(bundled.get(name, Path(name).expanduser()), self.site)
             )
+            self._plan()
+
+        return self._guard(action, Text("Inventory"))
+
+    def load_live_inventory(self) -> bool:
+        """The Kubernetes backend's live nodes and StorageClasses as the inventory."""
+
+        def action() -> None:
+            backend = open_backend(
+                "kubernetes",
+                context=self.k8s_context or None,
+                namespace=self.k8s_namespace or None,
+                site=self.site,
+            )
+            self.inventory = backend.inventory()
+            self.inventory_name = ""
             self._plan()
 
         return self._guard(action, Text("Inventory"))
@@ -325,6 +372,7 @@ class Session(HasTraits):
             settings=self.settings,
             facts=self.facts,
             roles=roles,
+            site=self.site,
         )
 
     def _plan(self) -> None:
@@ -499,9 +547,30 @@ class Session(HasTraits):
         self._show(plan_job(request, self.plan))
 
     def _show(self, planned: PlannedJob) -> None:
+        self.planned = planned
         self.job, self.findings = planned.job, planned.findings
         self.job_yaml = redact(render_job_yaml(planned.job)) if planned.job is not None else ""
         self.revision += 1
+
+    def console_sheet_html(self) -> str:
+        """The console sheet of the current Job (the Job step's view), in ``lang``."""
+        planned = self.planned
+        if planned is None or planned.job is None:
+            return ""
+        sheet = build_sheet(
+            planned.job, planned.findings, planned.site, planned.plan, planned.inventory
+        )
+        return to_html(sheet, self.lang, page=False)
+
+    def admin_request_text(self) -> str:
+        """The message to the platform admin for the current Job, in ``lang``."""
+        planned = self.planned
+        if planned is None or planned.job is None:
+            return ""
+        request = build_admin_request(
+            planned.job, planned.findings, planned.site, planned.plan, planned.inventory
+        )
+        return request.render(self.lang)
 
     def acknowledge(self, keys: list[str]) -> None:
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
@@ -546,7 +615,9 @@ class Session(HasTraits):
             return None
         result: list[Path] = []
         self._guard(
-            lambda: result.append(build_record(plan, job, self.findings, self.facts).write(path)),
+            lambda: result.append(
+                build_record(plan, job, self.findings, self.facts, site=self.site).write(path)
+            ),
             Text("Record"),
         )
         return result[0] if result else None
@@ -582,6 +653,7 @@ class Session(HasTraits):
                 run_timeout=self.run_timeout,
                 context=self.k8s_context or None,
                 namespace=self.k8s_namespace or None,
+                site=self.site,
             )
         return self._backend
 
@@ -740,5 +812,5 @@ def _setting(name: str, value: str) -> object:
         return value
     if name == "run_script":  # a script keeps its own whitespace
         return value if value.strip() else None
-    defaults = {"namespace": "default", "rlinf_dir": DEFAULT_RLINF_DIR}
+    defaults = {"namespace": "default"}  # rlinf_dir None: the site profile's
     return value.strip() or defaults.get(name)

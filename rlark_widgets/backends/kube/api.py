@@ -19,15 +19,13 @@ import urllib3
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from ...contract import API_GROUP, API_VERSION_NAME, JOB_RESOURCE
 from ...i18n import Text
+from ...rlark.site import SiteProfile, example_site
 from ..base import BackendError
 
-JOBS = JOB_RESOURCE
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: How a connection that the server (or a proxy) dropped mid-request reads in urllib3's errors.
 DROPPED = ("Remote end closed connection", "Connection reset", "Connection aborted")
-GROUP, VERSION = API_GROUP, API_VERSION_NAME
 
 
 #: The verbs calls use, each a whole phrase (the verb's place differs between languages).
@@ -137,8 +135,14 @@ class KubeApi:
     """The official client's API groups behind one call method that counts its requests."""
 
     def __init__(
-        self, api_client: client.ApiClient, timeout: float = 10.0, retry: RetryPolicy | None = None
+        self,
+        api_client: client.ApiClient,
+        timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
+        #: the site profile naming the Job resource (group, version, plural) and Worker labels
+        self.site = site or example_site()
         self.client = api_client
         self.core = client.CoreV1Api(api_client)
         self.custom = client.CustomObjectsApi(api_client)
@@ -220,8 +224,18 @@ class KubeApi:
         **kwargs: Any,
     ) -> Any:
         """Call a CustomObjectsApi method on RLark Jobs (group, version, namespace, plural first)."""
-        action = Action(verb, JOBS, namespace, name)
-        return self.call(action, method, GROUP, VERSION, namespace, "jobs", *args, **kwargs)
+        site = self.site
+        action = Action(verb, site.job_resource, namespace, name)
+        return self.call(
+            action,
+            method,
+            site.api_group,
+            site.api_version_name,
+            namespace,
+            site.plural,
+            *args,
+            **kwargs,
+        )
 
     def raw_get(
         self,

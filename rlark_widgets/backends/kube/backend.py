@@ -33,9 +33,10 @@ from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
+from ...rlark.site import SiteProfile
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from .api import JOBS, Action, KubeApi, KubeApiError, RetryPolicy
+from .api import Action, KubeApi, KubeApiError, RetryPolicy
 from .config import connect
 from .inventory import inventory_from
 from .preflight import (
@@ -92,18 +93,21 @@ class KubernetesBackend:
         checkpoint_root: str | os.PathLike[str] | None = None,
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
         """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or in-cluster.
 
-        ``cluster`` is the intended ``rlark.io/cluster`` for node selections; ``checkpoint_root``
-        is where the Jobs' output volume is mounted on this machine (no exec needed then).
+        ``cluster`` is the intended cluster (the site's cluster label) for node selections;
+        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no exec
+        needed then); ``site`` names the Job API, the node and Worker labels (else the example).
         """
         context_namespace = None
         if api_client is None:
             api_client, context_namespace = connect(config_file, context)
         self.namespace = namespace or context_namespace or "default"
         self.cluster = cluster
-        self.api = KubeApi(api_client, timeout, retry)
+        self.api = KubeApi(api_client, timeout, retry, site)
+        self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = SnapshotReader(self.api, self.namespace, root)
         self._submit_lock = threading.Lock()
@@ -129,7 +133,9 @@ class KubernetesBackend:
         classes = self.api.call(
             Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
         )
-        return inventory_from(nodes["items"], classes["items"], f"kubernetes {self.api.host}")
+        return inventory_from(
+            nodes["items"], classes["items"], f"kubernetes {self.api.host}", self.site
+        )
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
@@ -155,7 +161,7 @@ class KubernetesBackend:
             "namespace '{namespace}' on {host} ({command})",
             namespace=self.namespace,
             host=self.api.host,
-            command=f"kubectl -n {self.namespace} get {JOBS} {name}",
+            command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name}",
         )
 
     def submit(
@@ -249,7 +255,7 @@ class KubernetesBackend:
                 ),
                 Text(
                     "Look at it with `{command}`.",
-                    command=f"kubectl -n {self.namespace} get {JOBS} {name} -o yaml",
+                    command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name} -o yaml",
                 ),
             ) from None
 

@@ -14,14 +14,8 @@ from typing import Any
 from kubernetes.utils import parse_quantity
 
 from ...i18n import Text, render
-from ...rlark.inventory import (
-    CATEGORY_LABEL,
-    CLUSTER_LABEL,
-    DEVICE_PREFIX,
-    GPU_RESOURCE,
-    Inventory,
-    NodeInfo,
-)
+from ...rlark.inventory import Inventory, NodeInfo, site_node
+from ...rlark.site import SiteProfile, example_site
 
 
 def _count(quantity: Any) -> int:
@@ -32,8 +26,8 @@ def _count(quantity: Any) -> int:
         return 0
 
 
-def node_info(node: Mapping[str, Any]) -> NodeInfo:
-    """One Node object (as JSON) in the planner's terms."""
+def node_info(node: Mapping[str, Any], site: SiteProfile | None = None) -> NodeInfo:
+    """One Node object (as JSON) in the planner's terms, read through the site's labels."""
     metadata, spec, status = node.get("metadata", {}), node.get("spec", {}), node.get("status", {})
     allocatable = status.get("allocatable") or {}
     ready = any(
@@ -47,11 +41,16 @@ def node_info(node: Mapping[str, Any]) -> NodeInfo:
         for t in spec.get("taints") or []
         if t.get("key")
     )
-    return NodeInfo(
-        name=metadata.get("name", ""),
-        labels=dict(metadata.get("labels") or {}),
-        gpus=_count(allocatable.get(GPU_RESOURCE, 0)),
-        devices={k: _count(v) for k, v in allocatable.items() if k.startswith(DEVICE_PREFIX)},
+    site = site or example_site()
+    return site_node(
+        metadata.get("name", ""),
+        dict(metadata.get("labels") or {}),
+        {
+            k: _count(v)
+            for k, v in allocatable.items()
+            if k == site.gpu_resource or site.is_device(k)
+        },
+        site,
         ready=ready,
         unschedulable=bool(spec.get("unschedulable", False)),
         taints=taints,
@@ -59,12 +58,17 @@ def node_info(node: Mapping[str, Any]) -> NodeInfo:
 
 
 def inventory_from(
-    nodes: list[Mapping[str, Any]], storage_classes: list[Mapping[str, Any]], source: str
+    nodes: list[Mapping[str, Any]],
+    storage_classes: list[Mapping[str, Any]],
+    source: str,
+    site: SiteProfile | None = None,
 ) -> Inventory:
+    site = site or example_site()
     return Inventory(
-        nodes=tuple(sorted((node_info(n) for n in nodes), key=lambda n: n.name)),
+        nodes=tuple(sorted((node_info(n, site) for n in nodes), key=lambda n: n.name)),
         storage_classes=tuple(sorted(sc["metadata"]["name"] for sc in storage_classes)),
         source=source,
+        site=site,
     )
 
 
@@ -108,19 +112,20 @@ def node_selection(
     the selector names none) has no single intent, so every node of it counts as outside.
     """
     matched = inventory.matching(selector)
-    target_cluster = cluster or selector.get(CLUSTER_LABEL)
-    category = selector.get(CATEGORY_LABEL)
+    cluster_label, category_label = inventory.site.cluster_label, inventory.site.category_label
+    target_cluster = cluster or selector.get(cluster_label)
+    category = selector.get(category_label)
     outside: list[NodeInfo] = []
     meant_cluster = meant_category = None  # a name, ONE (whichever it is) or None (no intent)
     if target_cluster:
         meant_cluster = target_cluster
         outside += [n for n in matched if n.cluster != target_cluster]
-    elif len(_spread(matched, CLUSTER_LABEL)) > 1:
+    elif len(_spread(matched, cluster_label)) > 1:
         meant_cluster = ONE
         outside += matched
     if category:
         meant_category = category
-    elif len(_spread(matched, CATEGORY_LABEL)) > 1:
+    elif len(_spread(matched, category_label)) > 1:
         meant_category = ONE
         outside += matched
     return NodeSelection(

@@ -14,9 +14,9 @@ from typing import Any
 
 from ...findings import Finding, Severity
 from ...i18n import Listing, Text
-from ...rlark.inventory import GPU_RESOURCE, Inventory, NodeInfo
-from ...rlark.job import API_VERSION, Job, Role
-from .api import GROUP, JOBS, VERSION, Action, KubeApi, KubeApiError, with_server_words
+from ...rlark.inventory import Inventory, NodeInfo
+from ...rlark.job import Job, Role
+from .api import Action, KubeApi, KubeApiError, with_server_words
 from .inventory import node_selection
 
 SOURCE = "DESIGN.md §5 (kubernetes preflight)"
@@ -42,15 +42,18 @@ def _finding(
 
 
 def crd_findings(api: KubeApi) -> list[Finding]:
-    """The jobs.rlark.io resource is served (discovery needs no special permission)."""
-    action = Action("discover", f"API group {API_VERSION}")
+    """The site's Job resource is served (discovery needs no special permission)."""
+    site = api.site
+    action = Action("discover", f"API group {site.api_version}")
     try:
-        answer = api.call(action, api.custom.get_api_resources, GROUP, VERSION)
+        answer = api.call(
+            action, api.custom.get_api_resources, site.api_group, site.api_version_name
+        )
     except KubeApiError as exc:
         if exc.status != 404:
             raise
         answer = {}
-    if any(r.get("name") == "jobs" for r in answer.get("resources") or []):
+    if any(r.get("name") == site.plural for r in answer.get("resources") or []):
         return []
     return [
         _finding(
@@ -60,8 +63,8 @@ def crd_findings(api: KubeApi) -> list[Finding]:
             Text(
                 "This cluster does not serve RLark Jobs ({resource}, {api_version}): RLark is not"
                 " installed here.",
-                resource=JOBS,
-                api_version=API_VERSION,
+                resource=site.job_resource,
+                api_version=site.api_version,
             ),
             Text(
                 "Check the kubeconfig context; or ask the admin to install RLark"
@@ -80,15 +83,15 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             "resourceAttributes": {
                 "namespace": namespace,
                 "verb": "create",
-                "group": GROUP,
-                "resource": "jobs",
+                "group": api.site.api_group,
+                "resource": api.site.plural,
             }
         },
     }
     fix = Text(
         "Ask the cluster admin for 'create' on {resource} in namespace '{namespace}', or use a"
         " namespace you may write to.",
-        resource=JOBS,
+        resource=api.site.job_resource,
         namespace=namespace,
     )
     try:
@@ -125,7 +128,7 @@ def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
             with_server_words(
                 Text(
                     "You may not create {resource} in namespace '{namespace}'.",
-                    resource=JOBS,
+                    resource=api.site.job_resource,
                     namespace=namespace,
                 ),
                 why,
@@ -179,13 +182,13 @@ def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]
     return []
 
 
-def _requests(role: Role) -> dict[str, int]:
-    wanted = {GPU_RESOURCE: role.gpus, **role.devices}
+def _requests(role: Role, gpu_resource: str) -> dict[str, int]:
+    wanted = {gpu_resource: role.gpus, **role.devices}
     return {k: v for k, v in wanted.items() if v > 0}
 
 
-def _allocatable(node: NodeInfo, resource: str) -> int:
-    return node.gpus if resource == GPU_RESOURCE else node.devices.get(resource, 0)
+def _allocatable(node: NodeInfo, resource: str, gpu_resource: str) -> int:
+    return node.gpus if resource == gpu_resource else node.devices.get(resource, 0)
 
 
 def _why_unusable(node: NodeInfo) -> Text:
@@ -199,20 +202,23 @@ def _why_unusable(node: NodeInfo) -> Text:
 def capacity_findings(job: Job, inventory: Inventory) -> Iterator[Finding]:
     """Roles that select the same nodes share them: sum their Workers' requests per resource."""
     groups: dict[tuple[str, ...], list[tuple[int, Role]]] = defaultdict(list)
+    gpu = inventory.site.gpu_resource
     for index, role in enumerate(job.roles):
         matched = inventory.matching(role.node_selector)
-        if matched and _requests(role):
+        if matched and _requests(role, gpu):
             groups[tuple(n.name for n in matched)].append((index, role))
     nodes = {n.name: n for n in inventory.nodes}
     for names, members in groups.items():
         usable = [nodes[n] for n in names if nodes[n].schedulable]
         unusable = [_why_unusable(nodes[n]) for n in names if not nodes[n].schedulable]
         roles = ", ".join(f"'{role.name}'" for _, role in members)
-        for resource in sorted({r for _, role in members for r in _requests(role)}):
-            demand = sum(role.replicas * _requests(role).get(resource, 0) for _, role in members)
-            have = sum(_allocatable(n, resource) for n in usable)
-            per_worker = max(_requests(role).get(resource, 0) for _, role in members)
-            largest = max((_allocatable(n, resource) for n in usable), default=0)
+        for resource in sorted({r for _, role in members for r in _requests(role, gpu)}):
+            demand = sum(
+                role.replicas * _requests(role, gpu).get(resource, 0) for _, role in members
+            )
+            have = sum(_allocatable(n, resource, gpu) for n in usable)
+            per_worker = max(_requests(role, gpu).get(resource, 0) for _, role in members)
+            largest = max((_allocatable(n, resource, gpu) for n in usable), default=0)
             if demand <= have and per_worker <= largest:
                 continue
             shared = Text(" (they select the same nodes)") if len(members) > 1 else ""
@@ -294,8 +300,10 @@ def selector_findings(job: Job, inventory: Inventory, cluster: str | None) -> It
                     nodes=names,
                 ),
                 Text(
-                    "Add rlark.io/cluster=<target> and rlark.io/node-category=<category> (or a"
-                    " label only the intended nodes have)."
+                    "Add {cluster_label}=<target> and {category_label}=<category> (or a"
+                    " label only the intended nodes have).",
+                    cluster_label=inventory.site.cluster_label,
+                    category_label=inventory.site.category_label,
                 ),
                 f"{SOURCE}; {SEED_JOB} (选择集群并不能限定任务运行位置)",
             )

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...contract import JOB_LABEL
 from ...i18n import Text
 from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import (
@@ -134,7 +133,7 @@ class SnapshotReader:
         snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers, snap.others = workers_from(pods or [], events or [], snap.run)
+        snap.workers, snap.others = workers_from(pods or [], events or [], self.api.site, snap.run)
         head = _head(job, snap.workers)
         if head is not None:
             head.head = True
@@ -186,14 +185,14 @@ class SnapshotReader:
         are left out, so their logs are never taken for this run's."""
         obj = read_job(self.api, self.namespace, name)
         run = run_of(obj) if obj is not None else None
-        return workers_from(self._pods(name), [], run)[0]
+        return workers_from(self._pods(name), [], self.api.site, run)[0]
 
     def _pods(self, name: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(
             Action("list", "pods", self.namespace),
             self.api.core.list_namespaced_pod,
             self.namespace,
-            label_selector=f"{JOB_LABEL}={name}",
+            label_selector=f"{self.api.site.job_label}={name}",
             deadline=deadline,
         )
         return answer.get("items") or []

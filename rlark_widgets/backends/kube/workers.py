@@ -1,12 +1,12 @@
-"""Workers and Ray members from raw API answers: Pods, their Events, the head's dashboard.
+"""Workers from raw API answers (Pods and their Events), and Ray members joined to them.
 
 Identity comes from the labels RLark puts on every Worker pod (``rlark.io/job``, ``rlark.io/task``,
 ``rlark.io/worker-index``) and ``RLINF_NODE_RANK`` from the main container's environment (or the
 ``rlinf.io/node-rank`` label). A pod is this run's when its ownerReferences (or its
 ``rlark.io/run`` label) name the Job object's uid; a pod that is being deleted, or that belongs
 to another uid, is listed apart and never counted (a Job submitted again after a stop still
-has the earlier run's pods for a while, with the same task and index). Ray members are joined
-to Workers by pod IP when they carry no rank label of their own.
+has the earlier run's pods for a while, with the same task and index). Ray members (read by
+:mod:`..ray_members`) are joined to Workers by pod IP when they carry no rank label of their own.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ...contract import INDEX_LABEL, RANK_ENV, RANK_LABEL, RUN_LABEL, TASK_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, RUN_LABEL
 from ...monitor.runs import CLOCK_SKEW
 from ...monitor.snapshot import (
     EARLIER_RUN,
@@ -29,6 +29,7 @@ from ...monitor.snapshot import (
     WorkerSnapshot,
 )
 from ...rlark.job import MAIN_CONTAINER
+from ...rlark.site import SiteProfile, example_site
 from ..ray_members import as_int
 
 
@@ -117,14 +118,18 @@ def apart(pod: Mapping[str, Any], run: RunInfo | None) -> str | None:
     return EARLIER_RUN if earlier else None
 
 
-def worker_from_pod(pod: Mapping[str, Any], events: list[EventRecord]) -> WorkerSnapshot:
+def worker_from_pod(
+    pod: Mapping[str, Any], events: list[EventRecord], site: SiteProfile | None = None
+) -> WorkerSnapshot:
+    """One Worker from its pod; its role and index come from the site's Worker labels."""
+    site = site or example_site()
     metadata, status = pod["metadata"], pod.get("status") or {}
     labels = metadata.get("labels") or {}
     reason, message, exit_code = _container_state(status)
     main = _main(status.get("containerStatuses") or [])
     return WorkerSnapshot(
-        role=labels.get(TASK_LABEL, "?"),
-        index=as_int(labels.get(INDEX_LABEL)) or 0,
+        role=labels.get(site.task_label, "?"),
+        index=as_int(labels.get(site.index_label)) or 0,
         rank=_rank(pod),
         name=metadata["name"],
         phase=status.get("phase") or PENDING,
@@ -141,6 +146,7 @@ def worker_from_pod(pod: Mapping[str, Any], events: list[EventRecord]) -> Worker
 def workers_from(
     pods: Iterable[Mapping[str, Any]],
     events: Iterable[Mapping[str, Any]],
+    site: SiteProfile | None = None,
     run: RunInfo | None = None,
 ) -> tuple[list[WorkerSnapshot], list[WorkerSnapshot]]:
     """(this run's Workers, the pods listed apart), each in RLINF_NODE_RANK order (unknown
@@ -149,7 +155,7 @@ def workers_from(
     ours: list[WorkerSnapshot] = []
     others: list[WorkerSnapshot] = []
     for pod in pods:
-        worker = worker_from_pod(pod, grouped.get(pod["metadata"]["name"], []))
+        worker = worker_from_pod(pod, grouped.get(pod["metadata"]["name"], []), site)
         worker.apart = apart(pod, run)
         (others if worker.apart else ours).append(worker)
     return _ranked(ours), _ranked(others)

@@ -30,13 +30,13 @@ from typing import Any
 
 import psutil
 
-from ...contract import CATEGORY_LABEL, CLUSTER_LABEL
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import Inventory, NodeInfo
+from ...rlark.inventory import Inventory, site_node
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
+from ...rlark.site import SiteProfile, example_site
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion
 from ...rlinf.loader import RLinfConfig
@@ -76,8 +76,11 @@ class LocalBackend:
         linger: float = 600.0,
         step_seconds: float = 1.0,
         run_timeout: float | None = None,
+        site: SiteProfile | None = None,
     ) -> None:
         check_node_ip(node_ip)
+        #: whose labels the rehearsal's Ray nodes and this machine's node carry
+        self.site = site or example_site()
         if run_timeout is not None and not run_timeout > 0:
             raise BackendError(
                 Text(
@@ -108,8 +111,13 @@ class LocalBackend:
     def inventory(self) -> Inventory:
         """This machine as one node; selectors are not matched locally and GPUs are logical."""
         host = socket.gethostname()
-        labels = {CLUSTER_LABEL: "local", CATEGORY_LABEL: "cloud", "kubernetes.io/hostname": host}
-        return Inventory((NodeInfo(name=host, labels=labels),), (), "local")
+        site = self.site
+        labels = {site.cluster_label: "local", "kubernetes.io/hostname": host}
+        cloud = site.category_value("cloud")
+        if cloud is not None:
+            labels[site.category_label] = cloud
+        node = site_node(host, labels, {}, site)
+        return Inventory((node,), (), "local", site)
 
     def preflight(self, job: Job) -> list[Finding]:
         """What would stop this Job from running here (errors) and what it will not model."""
@@ -144,7 +152,7 @@ class LocalBackend:
                 )
             restart = where.file("job.yaml").is_file()
             _clear_run(where)
-            spec = build_spec(job, where, self.options)
+            spec = build_spec(job, where, self.options, self.site)
             plan = build_plan(
                 job,
                 where,

@@ -19,9 +19,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from ...contract import INDEX_LABEL, JOB_LABEL, RANK_ENV, RANK_LABEL, ROLE_LABEL
+from ...contract import RANK_ENV, RANK_LABEL, ROLE_LABEL
 from ...i18n import Text
 from ...rlark.job import Job
+from ...rlark.site import SiteProfile, example_site
 from ..base import BackendError, expectations
 from .layout import JobDir, slug
 from .mounts import MountMap
@@ -124,11 +125,14 @@ class Spec:
         return next(w for w in self.workers if w.head)
 
 
-def build_spec(job: Job, where: JobDir, options: LocalOptions) -> Spec:
+def build_spec(
+    job: Job, where: JobDir, options: LocalOptions, site: SiteProfile | None = None
+) -> Spec:
     """The Workers of ``job`` in start order (the head first) and its run script.
 
     ``job`` has passed the local preflight: exactly one Header role with one Worker.
     """
+    site = site or example_site()
     run_id = uuid.uuid4().hex
     temp_root = Path(tempfile.gettempdir()) / f"rlark-{run_id[:8]}"
     workers = []
@@ -145,9 +149,9 @@ def build_spec(job: Job, where: JobDir, options: LocalOptions) -> Spec:
             if role.head:
                 env.update(HEAD_ENV)
             labels = {
-                JOB_LABEL: job.name,
+                site.job_label: job.name,
                 ROLE_LABEL: slug(role.name),
-                INDEX_LABEL: str(index),
+                site.index_label: str(index),
                 RANK_LABEL: str(rank),
             }
             workers.append(

@@ -15,6 +15,7 @@ from ..facts import RecordFacts
 from ..inventory import Inventory
 from ..job import Job, Role
 from ..node_needs import NodeNeeds, node_needs
+from ..site import SiteProfile, example_site
 
 Hit = tuple[str, Text, Text]  # (path, message, fix)
 SEED_JOB = "seeds/create-training-job.zh.txt"
@@ -44,6 +45,7 @@ class RuleContext:
     inventory: Inventory | None = None
     target_cluster: str | None = None
     facts: RecordFacts | None = None
+    site: SiteProfile = field(default_factory=example_site)
 
     @cached_property
     def manifest(self) -> dict:
@@ -59,7 +61,7 @@ class RuleContext:
         return f"spec.tasks[{index}]" + (f".{field_path}" if field_path else "")
 
     def roles_by_rank(self) -> Iterator[tuple[int, int, Role]]:
-        """(RLINF_NODE_RANK, role index, role) in role order x worker index.
+        """(RLINF_NODE_RANK, role index, role): the Workers of the roles before plus the index.
 
         Stops one rank past the config's nodes: the rules compare Workers with those nodes, and
         a typo such as 10**12 replicas must not loop over every Worker.

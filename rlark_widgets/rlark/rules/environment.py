@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ...contract import RESERVED_ENV, RESERVED_ENV_PREFIXES
+from ...contract import RESERVED_ENV
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_FAQ, SEED_JOB, SPEC, Hit, RuleContext, covers, rule
@@ -21,13 +21,14 @@ ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_IN
     f"{SEED_JOB} (平台保留名称); DESIGN.md §3",
 )
 def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
+    reserved, prefixes = RESERVED_ENV | ctx.site.reserved_env, ctx.site.reserved_env_prefixes
     for index, role in enumerate(ctx.job.roles):
         for name in role.env:
-            if name in RESERVED_ENV or name.startswith(RESERVED_ENV_PREFIXES):
+            if name in reserved or (prefixes and name.startswith(prefixes)):
                 yield (
                     ctx.role_path(index, f"{CONTAINER}.env"),
                     Text(
-                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = role order x worker index); a role must not set it.",
+                        "{name} is set by RLark on every Worker (RLINF_NODE_RANK = Workers of the roles before + worker index); a role must not set it.",
                         name=name,
                     ),
                     Text("Remove {name} from role '{role}'.", name=name, role=role.name),
@@ -98,7 +99,7 @@ def _tensorboard(ctx: RuleContext) -> Iterator[Hit]:
         yield (
             "spec.tensorboard.logDir",
             Text(
-                "{logdir} is not under a mount of the Header role; the sidecar (not a Worker) "
+                "{logdir} is not under a mount of the Header role; a helper container RLark may add (not a Worker) "
                 "reads it from the Header's Pod.",
                 logdir=logdir,
             ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ...contract import DEVICE_PREFIX
 from ...findings import Severity
 from ...i18n import Text
 from ...rlinf.ranks import format_ranks
@@ -31,8 +30,9 @@ def _worker_count(ctx: RuleContext) -> Iterator[Hit]:
         yield (
             "spec.tasks",
             Text(
-                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf keeps "
-                "the {wanted} lowest ranks and the other {extra} Worker(s) hold resources idle.",
+                "The roles create {total} Workers but cluster.num_nodes is {wanted}: RLinf may "
+                "use only the {wanted} lowest ranks, and the other {extra} Worker(s) may still hold "
+                "resources, idle.",
                 total=total,
                 wanted=wanted,
                 extra=total - wanted,
@@ -194,7 +194,7 @@ def _device_cover(ctx: RuleContext) -> Iterator[Hit]:
         if rank >= len(ctx.needs):
             continue
         robots = ctx.needs[rank].robots
-        devices = {k for k in role.devices if k.startswith(DEVICE_PREFIX)}
+        devices = {k for k in role.devices if ctx.site.is_device(k)}
         uncovered = [(t, n) for t, n in robots if not _robot_devices(t, role.devices)]
         if uncovered:
             kinds = ", ".join(f"{n} x {t}" for t, n in uncovered)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ...contract import CLUSTER_LABEL
 from ...findings import Severity
 from ...i18n import Text
 from .context import CONTAINER, SEED_JOB, Hit, RuleContext, rule
@@ -42,14 +41,14 @@ def _selector_cluster(ctx: RuleContext) -> Iterator[Hit]:
         if not role.node_selector:
             continue
         if ctx.inventory is None:
-            if CLUSTER_LABEL not in role.node_selector:
+            if ctx.site.cluster_label not in role.node_selector:
                 yield (
                     ctx.role_path(index, "template.spec.nodeSelector"),
                     Text(
                         "Role '{role}' has no {label} label, and without an inventory nobody has checked "
                         "that its labels match only the target cluster.",
                         role=role.name,
-                        label=CLUSTER_LABEL,
+                        label=ctx.site.cluster_label,
                     ),
                     Text(
                         "Add the cluster label, or check the selection against the inventory (--inventory)."
@@ -57,7 +56,7 @@ def _selector_cluster(ctx: RuleContext) -> Iterator[Hit]:
                 )
             continue
         clusters = sorted({n.cluster or "?" for n in ctx.inventory.matching(role.node_selector)})
-        target = ctx.target_cluster or role.node_selector.get(CLUSTER_LABEL)
+        target = ctx.target_cluster or role.node_selector.get(ctx.site.cluster_label)
         if target:
             outside = [c for c in clusters if c != target]
             message = Text(
@@ -79,7 +78,7 @@ def _selector_cluster(ctx: RuleContext) -> Iterator[Hit]:
                 message,
                 Text(
                     "Add {label}={target} (or another label only the target cluster has).",
-                    label=CLUSTER_LABEL,
+                    label=ctx.site.cluster_label,
                     target=target or "<cluster>",
                 ),
             )

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ...contract import DEVICE_PREFIX
 from ...examples import example_inventories
 from ...i18n import Text
-from ...rlark.inventory import CATEGORIES
+from ...rlark.inventory import NodeInfo
+from ...rlark.site import CONSOLE_CATEGORIES, example_site_path
 from ..html import CSS, banner, table
 from ..labels import Labels
 from ..session import Session
@@ -72,11 +72,24 @@ class ClusterStep:
             style=STYLE,
             layout=WIDE,
         )
+        self.site = text_input(
+            t,
+            Text("Site profile"),
+            session.site_path,
+            Text("the site profile YAML your admin filled in (empty: the example)"),
+            continuous_update=False,
+        )
+        use_site = t(w.Button(icon="check"), description=Text("Use"))
+        self.site_note = w.HTML()
+        live = t(w.Button(icon="cloud-download"), description=Text("Read live nodes"))
         self.category = t.choice(
             w.ToggleButtons,
             [
                 (Text("all"), ""),
-                *((lambda lang, key=key: category_label(key, lang), key) for key in CATEGORIES),
+                *(
+                    (lambda lang, key=key: category_label(key, lang), key)
+                    for key in CONSOLE_CATEGORIES
+                ),
             ],
             "",
             Text("Category"),
@@ -90,8 +103,10 @@ class ClusterStep:
         self.gpus.observe(lambda c: session.set_gpus(per_node=c["new"]), "value")
         apply_map.on_click(lambda _: session.set_gpus(per_node_map=self.gpu_map.value))
         t.on(self.inventory, lambda c: session.set_inventory(c["new"]))
+        use_site.on_click(lambda _: session.set_site(self.site.value))
+        live.on_click(lambda _: session.load_live_inventory())
         t.on(self.category, lambda _: self.render())
-        session.observe(lambda _: self.render(), ["inventory", "lang"])
+        session.observe(lambda _: self.render(), ["inventory", "lang", "site"])
         session.observe(lambda c: setattr(self.gpu_map, "value", c["new"]), "gpu_map_text")
         session.observe(lambda _: self.render_connection(), "backend_name")
         self.widget = w.VBox(
@@ -102,7 +117,9 @@ class ClusterStep:
                 self.run_timeout,
                 self.gpus,
                 w.HBox([self.gpu_map, apply_map]),
-                self.inventory,
+                w.HBox([self.site, use_site]),
+                self.site_note,
+                w.HBox([self.inventory, live]),
                 self.category,
                 self.table,
             ]
@@ -116,7 +133,13 @@ class ClusterStep:
         self.context.disabled = self.namespace.disabled = local
 
     def render(self) -> None:
-        inventory, lang = self.s.inventory, self.s.lang
+        inventory, lang, site = self.s.inventory, self.s.lang, self.s.site
+        self.site_note.value = banner(
+            site.provenance().render(lang)
+            + " "
+            + Text("Example file: {path}", path=str(example_site_path())).render(lang),
+            "note",
+        )
         if inventory is None:
             self.table.value = banner(
                 Text(
@@ -125,10 +148,9 @@ class ClusterStep:
                 ).render(lang)
             )
             return
+        wanted = self.category.value
         nodes = [
-            n
-            for n in inventory.nodes
-            if not self.category.value or n.category == self.category.value
+            n for n in inventory.nodes if not wanted or site.console_category(n.category) == wanted
         ]
         yes, no = Text("yes").render(lang), Text("no").render(lang)
         self.table.value = CSS + table(
@@ -137,9 +159,11 @@ class ClusterStep:
                 (
                     n.name,
                     n.cluster or "-",
-                    category_label(n.category or "", lang),
+                    self.category_text(n),
                     n.gpus,
-                    ", ".join(f"{k.removeprefix(DEVICE_PREFIX)}: {v}" for k, v in n.devices.items())
+                    ", ".join(
+                        f"{k.removeprefix(site.device_prefix)}: {v}" for k, v in n.devices.items()
+                    )
                     or "-",
                     yes if n.ready else Text("NO").render(lang),
                     yes if n.schedulable else no,
@@ -148,3 +172,13 @@ class ClusterStep:
             ),
             lang,
         )
+
+    def category_text(self, node: NodeInfo) -> str:
+        """The console's name for the node's category, or the value as reported (not refused)."""
+        lang, site = self.s.lang, self.s.site
+        if node.category is None:
+            return "-"
+        kind = site.console_category(node.category)
+        if kind is None:
+            return Text("{value} (as reported)", value=node.category).render(lang)
+        return category_label(kind, lang)

@@ -6,7 +6,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from ...rlark.inventory import CATEGORIES
+from ...rlark.site import CONSOLE_CATEGORIES
 from ..labels import Labels, Message
 
 WIDE = w.Layout(width="420px")
@@ -35,5 +35,5 @@ def text_input(
 
 def category_label(key: str, lang: str) -> str:
     """The console's node categories are Chinese (云算力 …); English shows the key beside them."""
-    name = CATEGORIES.get(key, "")
+    name = CONSOLE_CATEGORIES.get(key, "")
     return name if lang == "zh" and name else f"{key} {name}".strip()

@@ -9,6 +9,7 @@ import ipywidgets as w
 
 from ...examples import example_configs
 from ...i18n import Text
+from ...rlinf.report import mode_name
 from ..html import CSS, esc, findings_html, table
 from ..labels import Labels
 from ..session import Session
@@ -107,7 +108,7 @@ class ImportStep:
             name=self.s.config.name if self.s.config else "?",
             task_type=e.task_type or "?",
             nodes=e.num_nodes or "?",
-            mode=e.placement_mode or "-",
+            mode=mode_name(e.placement_mode),
         )
         self.summary.value = CSS + (
             f"<div class='rlk'><b>{esc(line.render(lang))}</b></div>"

@@ -18,7 +18,11 @@ class JobStep:
     FIELDS = (
         ("name", Text("Job name"), Text("from the config name")),
         ("namespace", Text("Namespace"), "default"),
-        ("image", Text("Image"), "registry.example.com/rlinf:v0.3.0-cuda12.4"),
+        (
+            "image",
+            Text("Image"),
+            Text("needed for Kubernetes and the console; the local rehearsal runs none"),
+        ),
         ("output_storage", "StorageClass", Text("object storage for outputs")),
         ("output_mount", Text("Output mount"), "/mnt/output"),
         ("tensorboard_log_dir", Text("TensorBoard dir"), "/mnt/output/tensorboard"),
@@ -58,6 +62,9 @@ class JobStep:
         self.yaml = w.HTML()
         self.tools = w.HTML()
         self.errors, self.warnings, self.infos = w.HTML(), w.VBox(), w.HTML()
+        self.sheet, self.admin = w.HTML(), w.HTML()
+        self.extras = w.Accordion(children=[self.sheet, self.admin], selected_index=None)
+        self.extras.observe(lambda _: self.render_extras(), "selected_index")
         # not on "acknowledged": the checkbox already shows it, and re-rendering would drop focus
         session.observe(lambda _: self.render(), ["revision", "backend_name", "lang"])
         form = w.VBox(
@@ -74,6 +81,7 @@ class JobStep:
                 self.warnings,
                 t.heading(Text("Lessons"), "h4"),
                 self.infos,
+                self.extras,
             ]
         )
         self.render()
@@ -125,3 +133,21 @@ class JobStep:
             w.HTML(f"<i>{esc(Text('No warnings.').render(lang))}</i>")
         ]
         self.infos.value = CSS + findings_html(s.findings, (Severity.INFO,), lang)
+        for index, title in enumerate(
+            (Text("Console sheet"), Text("Request to the platform admin"))
+        ):
+            self.extras.set_title(index, title.render(lang))
+        self.render_extras()
+
+    def render_extras(self) -> None:
+        """The open panel only: the sheet and the request are built when someone reads them."""
+        s, lang = self.s, self.s.lang
+        if self.extras.selected_index == 0:
+            self.sheet.value = s.console_sheet_html() or banner(Text("No Job yet.").render(lang))
+        elif self.extras.selected_index == 1:
+            text = s.admin_request_text()
+            self.admin.value = (
+                copy_button(text, Text("Copy").render(lang)) + f"<pre>{esc(text)}</pre>"
+                if text
+                else banner(Text("No Job yet.").render(lang))
+            )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ipywidgets as w
 
-from ...contract import DEVICE_PREFIX, RANK_ENV
+from ...contract import RANK_ENV
 from ...i18n import Text, render
 from ...rlark.job import Role
 from ...rlark.planner import TEMPLATE_TITLES, job_role_reasons
@@ -119,7 +119,7 @@ class RolesStep:
         devices = t(
             w.Text(
                 value=role_text(role, "devices"),
-                placeholder=f"{DEVICE_PREFIX}device-franka=1",
+                placeholder=f"{self.s.site.device_prefix}…=1",
                 layout=w.Layout(width="360px"),
                 style=ROW_STYLE,
             ),
@@ -146,7 +146,9 @@ class RolesStep:
         image = t(
             w.Text(
                 value=role.image,
-                placeholder="registry.example.com/rlinf:v0.3.0-cuda12.4",
+                placeholder=Text("image (needed for Kubernetes and the console)").render(
+                    self.s.lang
+                ),
                 layout=w.Layout(width="520px"),
                 style=ROW_STYLE,
             ),
@@ -249,7 +251,9 @@ class RolesStep:
         self.rank_map.value = (
             CSS
             + f"<b>{esc(Text('Node-rank map').render(lang))}</b> "
-            + esc(Text("(role order x Workers = RLINF_NODE_RANK)").render(lang))
+            + esc(
+                Text("(RLINF_NODE_RANK = Workers of the roles above + worker index)").render(lang)
+            )
             + table(self.HEADERS, rows, lang)
         )
         explanations = [render(e, lang) for e in plan.explanations]

@@ -79,8 +79,12 @@ class App:
         s.observe(lambda c: setattr(self.language, "value", c["new"]), ["lang"])
         self.header = w.HBox([t(w.HTML(), value=header_html), self.language])
         s.observe(lambda c: setattr(self.error, "value", CSS + banner(c["new"], "bad")), ["error"])
+        self.notice = w.HTML(CSS + banner(s.notice, "note"))
+        s.observe(
+            lambda c: setattr(self.notice, "value", CSS + banner(c["new"], "note")), ["notice"]
+        )
         self.widget = w.VBox(
-            [self.header, self.error, self.tabs], layout=w.Layout(max_width="1280px")
+            [self.header, self.error, self.notice, self.tabs], layout=w.Layout(max_width="1280px")
         )
 
     def _tab_changed(self, change: dict[str, Any]) -> None:

@@ -22,12 +22,13 @@ from ...monitor.snapshot import (
     MEMBERS,
     PODS,
     JobSnapshot,
+    RunInfo,
     WorkerSnapshot,
 )
 from ...rlark.job import Job
 from ..k8s.api import Action, KubeApi, KubeApiError
 from ..k8s.pods import HEAD_UNKNOWN, PodReader
-from ..k8s.workers import workers_from
+from ..k8s.workers import epoch, workers_from
 from .jobs import call_jobs
 
 DASHBOARD_PORT = 8265
@@ -72,6 +73,13 @@ def _phase(obj: Mapping[str, Any]) -> str | None:
     return phase if isinstance(phase, str) else None
 
 
+def run_of(obj: dict[str, Any]) -> RunInfo | None:
+    """The run a Job object is: its uid and creation time (None when the server gave no uid)."""
+    metadata = obj.get("metadata") or {}
+    uid = metadata.get("uid")
+    return RunInfo(uid, epoch(metadata.get("creationTimestamp"))) if uid else None
+
+
 def _head(job: Job | None, workers: list[WorkerSnapshot]) -> WorkerSnapshot | None:
     role = job.header.name if job is not None and job.header is not None else None
     return next(
@@ -94,12 +102,13 @@ class SnapshotReader(PodReader):
             snap.exists = False
             return snap
         job = self._job(obj, snap)
+        snap.run = run_of(obj)
         snap.phase = _phase(obj)
         snap.tasks = _tasks(obj)
         snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers = workers_from(pods or [], events or [], self.api.site)
+        snap.workers, snap.others = workers_from(pods or [], events or [], self.api.site, snap.run)
         head = _head(job, snap.workers)
         if head is not None:
             head.head = True
@@ -123,8 +132,11 @@ class SnapshotReader(PodReader):
         return self._expect(job, snap)
 
     def workers(self, name: str) -> list[WorkerSnapshot]:
-        """The Job's Workers from one pod list by label (without their events)."""
-        return workers_from(self._pods(name), [], self.api.site)
+        """This run's Workers (without their events): pods of an earlier run or being deleted
+        are left out, so their logs are never taken for this run's."""
+        obj = read_job(self.api, self.namespace, name)
+        run = run_of(obj) if obj is not None else None
+        return workers_from(self._pods(name), [], self.api.site, run)[0]
 
     def _pods(self, name: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(

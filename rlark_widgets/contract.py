@@ -25,6 +25,11 @@ SAVE_INTERVAL_ANNOTATION = f"{ANNOTATION_PREFIX}save-interval"
 MAX_STEPS_ANNOTATION = f"{ANNOTATION_PREFIX}max-steps"
 #: The role label the local backend gives each Ray node it starts (ours: RLark's is the site's).
 ROLE_LABEL = f"{ANNOTATION_PREFIX}role"
+#: The run (the Job object's uid) a Worker pod belongs to, when the platform labels pods by run
+#: (ours; pods are otherwise matched to their run through their ownerReferences).
+RUN_LABEL = f"{ANNOTATION_PREFIX}run"
+#: The checkpoint a run resumes from (``runner.resume_dir``), when the config sets one.
+RESUME_DIR_ANNOTATION = f"{ANNOTATION_PREFIX}resume-dir"
 
 #: RLinf's label namespace on Ray nodes.
 RLINF_NAMESPACE = "rlinf.io/"

@@ -19,8 +19,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
 import subprocess
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -544,8 +546,16 @@ class Cluster:
         )
 
     def start_workers(self, name: str) -> list[str]:
-        """Create one Pending pod per Worker, labelled and ranked as RLark does."""
+        """Create one Pending pod per Worker, labelled, ranked and owned by the Job as RLark does."""
         rank, names = 0, []
+        job = self.job(name)
+        owner = {
+            "apiVersion": "rlark.io/v1alpha1",
+            "kind": "Job",
+            "name": name,
+            "uid": job["metadata"]["uid"],
+            "controller": True,
+        }
         for task in self.job(name)["spec"]["tasks"]:
             for index in range(task["replicas"]):
                 spec = copy.deepcopy(task["template"]["spec"])
@@ -564,7 +574,11 @@ class Cluster:
                     "spec": spec,
                     "status": {"phase": "Pending"},
                 }
-                pod["metadata"] = {"name": f"{name}-{task['name']}-{index}", "labels": labels}
+                pod["metadata"] = {
+                    "name": f"{name}-{task['name']}-{index}",
+                    "labels": labels,
+                    "ownerReferences": [owner],
+                }
                 self.core.create_namespaced_pod(NAMESPACE, pod, _preload_content=False)
                 names.append(pod["metadata"]["name"])
                 rank += 1
@@ -684,11 +698,45 @@ class Cluster:
             )
         self.emulator.dashboards[head] = rows
 
-    def checkpoint(self, directory: str, step: int, actor: bool = True) -> Path:
-        """Write ``global_step_N`` (with ``actor/``) where the Job's output volume is mounted."""
+    def checkpoint(
+        self, directory: str, step: int, actor: bool = True, age: float | None = None
+    ) -> Path:
+        """Write ``global_step_N`` (with ``actor/``) where the Job's output volume is mounted;
+        ``age``: seconds ago it was written (an earlier run's)."""
         local = self.output_dir / Path(directory).relative_to(OUTPUT_MOUNT) / f"global_step_{step}"
         (local / "actor" if actor else local).mkdir(parents=True, exist_ok=True)
+        if age is not None:
+            then = time.time() - age
+            for item in [*local.rglob("*"), local]:
+                os.utime(item, (then, then))
         return local
+
+    def earlier_pod(self, job: str, task: str, index: int, rank: int, terminating: bool) -> str:
+        """A pod left by an earlier run of ``job`` (another owner uid; Failed, exit 137), with
+        the same task and index as this run's; ``terminating``: being deleted (a finalizer
+        holds it, as the kubelet would until the container is gone)."""
+        name = f"{job}-{task}-{index}-old"
+        labels = {"rlark.io/job": job, "rlark.io/task": task, "rlark.io/worker-index": str(index)}
+        owner = {"apiVersion": "rlark.io/v1alpha1", "kind": "Job", "name": job}
+        metadata = {
+            "name": name,
+            "labels": labels,
+            "ownerReferences": [owner | {"uid": str(uuid.uuid4())}],
+            "finalizers": ["rlark.io/test-hold"] if terminating else [],
+        }
+        main = {"name": "main", "image": "registry.example.com/rlinf:v1"}
+        main["env"] = [{"name": "RLINF_NODE_RANK", "value": str(rank)}]
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata}
+        pod["spec"] = {"containers": [main]}
+        self.core.create_namespaced_pod(NAMESPACE, pod, _preload_content=False)
+        died = {"exitCode": 137, "reason": "Error"}
+        status = {"name": "main", "ready": False, "restartCount": 0}
+        status["state"] = {"terminated": died}
+        body = {"status": {"phase": "Failed", "containerStatuses": [status]}}
+        self.core.patch_namespaced_pod_status(name, NAMESPACE, body, _preload_content=False)
+        if terminating:
+            self.core.delete_namespaced_pod(name, NAMESPACE, _preload_content=False)
+        return name
 
     def claims(self, name: str) -> list[str]:
         """The PVCs RLark creates from the Job's spec.storage."""

@@ -9,6 +9,7 @@ from rlark_widgets.monitor.snapshot import (
     FAILED,
     PENDING,
     RUNNING,
+    SUCCEEDED,
     Checkpoint,
     EventRecord,
     JobSnapshot,
@@ -206,7 +207,11 @@ def test_every_link_is_exercised() -> None:
     [
         ({"phase": "Stopped"}, "The Job was stopped, latest checkpoint global_step_40."),
         (
-            {"run_script_state": "succeeded", "rehearsal": True},
+            {
+                "run_script_state": "succeeded",
+                "rehearsal": True,
+                "workers": [worker(0, SUCCEEDED), worker(1, SUCCEEDED), worker(2, SUCCEEDED)],
+            },
             "The rehearsal finished, latest checkpoint global_step_40.",
         ),
     ],

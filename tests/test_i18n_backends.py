@@ -426,7 +426,7 @@ def test_local_worker_notes_and_events_read_in_chinese(tmp_path: Path) -> None:
         "header/0": "None",
         "workers/0": "None",
         "workers/1": "the prepare script failed: no robot",
-        "workers/2": "never started",
+        "workers/2": "never started: the Job was stopped first",
     }
     assert chinese(notes["workers/1"]) == "准备脚本失败：no robot"
     events = [e.message for w in snap.workers for e in w.events]

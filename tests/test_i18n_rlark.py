@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -32,7 +33,13 @@ from rlark_widgets.rlark.inventory import (
     inventory_from_dict,
     load_inventory,
 )
-from rlark_widgets.rlark.planner import TEMPLATE_TITLES, TEMPLATES, Plan, plan_roles
+from rlark_widgets.rlark.planner import (
+    TEMPLATE_TITLES,
+    TEMPLATES,
+    Plan,
+    job_role_reasons,
+    plan_roles,
+)
 from rlark_widgets.rlark.record import RecordError, build_record
 from rlark_widgets.rlark.schema import schema_findings
 from rlark_widgets.rlark.secrets import secret_findings, ssh_key_findings
@@ -143,6 +150,10 @@ def _plan_messages() -> Iterator[Text | str]:
             yield from role.why
         for finding in plan.findings:
             yield from (finding.text, finding.fix_text)
+        if plan.roles:  # a role reshaped after planning explains itself anew
+            edited = [replace(role, gpus=role.gpus + 1) for role in plan.roles]
+            for _, whys in job_role_reasons(plan, edited):
+                yield from whys
 
 
 def _gpu_layout_warning() -> list[Text | str]:

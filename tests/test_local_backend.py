@@ -27,7 +27,7 @@ from rlark_widgets.backends.local.ray_nodes import ray_start_argv
 from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
 from rlark_widgets.backends.local.spec import build_plan, build_spec
 from rlark_widgets.monitor.diagnosis import diagnose
-from rlark_widgets.monitor.snapshot import FAILED, RUNNING, SUCCEEDED, JobSnapshot
+from rlark_widgets.monitor.snapshot import FAILED, RUNNING, STOPPED, JobSnapshot
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.job import Job, Mount, Role
 from rlark_widgets.rlark.planner import plan_roles
@@ -177,7 +177,12 @@ def test_rehearsal_runs_the_planned_layout_end_to_end(rehearsal, workspace: Path
     )
     diagnosis = diagnose(snap)
     assert diagnosis.ok and not diagnosis.training
-    assert diagnosis.title == "The rehearsal finished, latest checkpoint global_step_4."
+    assert diagnosis.title == (
+        "The rehearsal finished, latest checkpoint global_step_4; Stop releases its 2 Workers."
+    )
+    assert diagnosis.detail == "placement verified: 4 processes on 2 nodes as planned"
+    assert snap.verdict is not None and snap.verdict.passed
+    assert snap.verdict.line.startswith("REHEARSAL PASSED")
     assert any("REHEARSAL PASSED" in line for line in snap.log_tail)
     assert (
         backend.logs(job.name, "run")
@@ -240,7 +245,7 @@ def test_stop_leaves_no_process_of_the_job(rehearsal, workspace: Path) -> None:
     snap = backend.snapshot(job.name)
     assert snap.phase == "Succeeded" and snap.members == []  # the rehearsal ended before
     assert [(w.phase, w.reason) for w in snap.workers] == [
-        (SUCCEEDED, "Stopped"),
+        (STOPPED, "Stopped"),
         (FAILED, "Killed (SIGKILL)"),
     ]
     assert str(backend.stop(job.name)) == f"Job '{job.name}' is not running: nothing to stop."
@@ -485,7 +490,7 @@ def test_snapshot_reads_a_stopped_run_from_the_job_directory(tmp_path: Path) -> 
     snap = backend.snapshot(job.name)
     assert (snap.phase, snap.run_script_state, snap.missing) == ("Stopped", "stopped", [])
     assert [(w.key, w.phase, w.reason, w.exit_code, w.restarts) for w in snap.workers] == [
-        ("header/0", SUCCEEDED, "Stopped", 143, 0),
+        ("header/0", STOPPED, "Stopped", 143, 0),
         ("workers/0", FAILED, "Killed (SIGKILL)", 137, 0),
         ("workers/1", FAILED, "Error", 3, 2),
     ]

@@ -43,10 +43,10 @@ def test_the_app_header_shows_the_events_whatever_step_is_open(tmp_path: Path):
     session = Session(workspace=tmp_path)
     app = App(session)
     session.notices = notices(snap(), snap(steps=(10,)))
-    assert "demo saved checkpoint global_step_10." in app.notice.value
+    assert "demo saved checkpoint global_step_10." in app.run_notices.value
     session.lang = "zh"
-    assert "demo 已保存 checkpoint global_step_10。" in app.notice.value
-    assert app.notice in app.header.children
+    assert "demo 已保存 checkpoint global_step_10。" in app.run_notices.value
+    assert app.run_notices in app.header.children
 
 
 def test_status_watch_prints_each_event_on_its_own_line(kube, tmp_path: Path, capsys):

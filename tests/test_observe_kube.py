@@ -5,9 +5,11 @@ from the head dashboard's node summary through the API server's pod proxy."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from test_kubernetes_backend import CHECKPOINTS, running
 from test_scalars import write_events
 
@@ -29,15 +31,27 @@ def events_on_the_volume(kube: Cluster, rows: list[tuple[int, float, dict[str, f
     write_events(local, rows)
 
 
+def started(kube: Cluster) -> float:
+    """When this run's Job was created (its curves are the points written since)."""
+    run = kube.backend().snapshot("demo").run
+    assert run is not None and run.started is not None
+    return run.started
+
+
 def test_curves_come_through_the_head_worker_and_drive_the_steps(kube: Cluster, tmp_path):
     running(kube)
     kube.ray("demo")
-    events_on_the_volume(kube, [(s, 1000.0 + 5 * s, {"train/reward": float(s)}) for s in (1, 2, 3)])
+    start = started(kube)
+    earlier = (9, start - 60.0, {"train/reward": -1.0})  # an earlier run's point, same directory
+    rows = [(s, start + 0.001 * s, {"train/reward": float(s)}) for s in (1, 2, 3)]
+    events_on_the_volume(kube, [earlier, *rows])
+    time.sleep(0.05)  # 50 median step times (1 ms) after the last step: stalled
     backend = kube.backend(checkpoint_root=None)
     snap = backend.snapshot("demo")
     assert snap.scalars["train/reward"].steps == [1, 2, 3]
-    assert snap.progress.last_step == 3 and snap.progress.last_step_time == 1015.0
-    assert diagnose(snap).title.startswith("Steps stalled at step 3")  # 1015 is long ago
+    assert snap.progress.last_step == 3
+    assert snap.progress.last_step_time == pytest.approx(start + 0.003)
+    assert diagnose(snap).title.startswith("Steps stalled at step 3")
     data = snap.to_dict()
     assert data["scalars"]["train/reward"]["value"] == 3.0 and data["pace"]["state"] == "stalled"
 
@@ -45,9 +59,11 @@ def test_curves_come_through_the_head_worker_and_drive_the_steps(kube: Cluster, 
 def test_curves_are_read_from_a_local_mount_when_there_is_one(kube: Cluster):
     running(kube)
     kube.ray("demo")
-    events_on_the_volume(kube, [(7, 1000.0, {"loss": 0.5})])
+    start = started(kube)
+    events_on_the_volume(kube, [(6, start - 60.0, {"loss": 0.9}), (7, start + 1.0, {"loss": 0.5})])
     snap = kube.backend().snapshot("demo")
-    assert snap.scalars["loss"].latest == {"step": 7, "value": 0.5, "time": 1000.0}
+    assert snap.scalars["loss"].steps == [7]
+    assert snap.scalars["loss"].latest == {"step": 7, "value": 0.5, "time": start + 1.0}
 
 
 def test_gpu_use_per_worker_comes_from_the_recorded_node_summary(kube: Cluster):

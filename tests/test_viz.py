@@ -16,7 +16,7 @@ from rlark_widgets.monitor.snapshot import (
 )
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlinf import expand_placement, inspect_config, load_text, parse_cluster
-from rlark_widgets.ui.figures import FIGURE_WIDTH
+from rlark_widgets.ui.figures import NARROWEST_CONTAINER
 from rlark_widgets.viz.flow import flow_figure
 from rlark_widgets.viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
 from rlark_widgets.viz.palette import (
@@ -238,7 +238,7 @@ def test_flow_in_chinese() -> None:
     figure = flow_figure(report.expansion, [(r.name, r.replicas) for r in plan.roles], lang="zh")
     sankey = figure.data[0]
     assert {"env", "节点组：franka", "角色：header", "角色：franka"} <= set(sankey.node.label)
-    assert sankey.link.hovertemplate == "%{value} 个进程<extra></extra>"
+    assert sankey.link.hovertemplate == "%{value:,.0f} 个进程<extra></extra>"  # whole numbers
     assert figure.layout.title.text == "组件 → 节点组 → 角色（进程数）"
     assert_rendered(figure)
 
@@ -298,7 +298,7 @@ def full_cluster(nodes: int):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_row_and_column_has_room_for_its_labels(nodes: int, lang: str) -> None:
     figure = topology_figure(full_cluster(nodes), lang=lang)
-    figure.update_layout(width=FIGURE_WIDTH)  # as the app shows it
+    figure.update_layout(width=NARROWEST_CONTAINER)  # the app's narrowest container
     heatmap, layout = figure.data[0], figure.layout
     font, cell_font = layout.font.size, heatmap.textfont.size
     assert (len(heatmap.y), len(heatmap.x)) == (nodes, 8)

@@ -250,29 +250,37 @@ assert log.strip()
 #
 # Stop the first Job and submit it again. The Workers and Ray nodes are new and RLinf starts **from
 # step 1**, even though checkpoints 2, 4 and 6 are still on the output volume
-# (`RES-NO-AUTO-RESUME`). Only `runner.resume_dir=<checkpoints>/global_step_N` makes it resume.
+# (`RES-NO-AUTO-RESUME`). The new submission is a new run with its own id: the earlier
+# checkpoints stay on disk but are listed as the previous run's, never as this run's, until this
+# run writes its own. Only `runner.resume_dir=<checkpoints>/global_step_N` makes it resume.
 # That directory must hold a readable `actor/`, like the one RLinf asserts.
 
 # %% [markdown] lang="zh"
 # ## 4. 重启不会自动恢复
 #
 # 停止第一个 Job 后再次提交。Worker 和 Ray 节点都是新的，RLinf **从第 1 步**开始，即使 checkpoint 2、4、6 仍在输出卷上
-# （`RES-NO-AUTO-RESUME`）。只有 `runner.resume_dir=<checkpoints>/global_step_N` 才会恢复训练。该目录必须包含可读取的
+# （`RES-NO-AUTO-RESUME`）。再次提交是一次新的运行，有自己的 id：之前的 checkpoint 仍保留在磁盘上，但只会列为上一次运行的，
+# 在本次运行写出自己的 checkpoint 之前，绝不算作本次运行的。只有 `runner.resume_dir=<checkpoints>/global_step_N` 才会恢复训练。该目录必须包含可读取的
 # `actor/`，与 RLinf 的检查一致。
 
 # %%
+first_run = backend.snapshot(job.name).run.id
 backend.stop(job.name)
 again = backend.submit(job, expansion=report.expansion, config=report.config)
 print(again.message)
 restarted, _, _ = watch(job.name, until=lambda s: s.progress.last_step is not None)
 first_lines = [line for line in restarted.log_tail if "step" in line][:2]
 print("first step after a plain restart:", restarted.progress.last_step, first_lines)
-print("checkpoints still on the volume:", [c.step for c in restarted.checkpoints])
+print("this run's checkpoints:", [c.step for c in restarted.checkpoints])
+print("the previous run's, still on the volume:", [c.step for c in restarted.earlier_checkpoints])
 backend.stop(job.name)
 
 assert "does not resume" in again.message
 assert restarted.progress.last_step <= 2
-assert {2, 4, 6} <= {c.step for c in restarted.checkpoints}
+assert restarted.run.id != first_run  # a new run, with its own identity
+on_volume = {c.step for c in [*restarted.checkpoints, *restarted.earlier_checkpoints]}
+assert {2, 4, 6} <= on_volume  # kept on disk ...
+assert all(c.step <= restarted.progress.last_step for c in restarted.checkpoints)  # ... not counted
 
 # %% [markdown] lang="en"
 # Resuming is RLinf reading `runner.resume_dir` at start-up. The rehearsal runs the same check RLinf

@@ -10,16 +10,16 @@ import zipfile
 from contextlib import suppress
 from pathlib import Path
 
+from ..rlark.logs import RUN_LOG
 from ..rlark.secrets import redact
 from .base import Backend, BackendError
-
-#: The run script's log, as backends name it beside the Workers (``logs NAME run``).
-RUN_LOG = "run"
 
 
 def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
     """``{worker: redacted log}`` for the run log (when the backend keeps one) and every Worker
-    of the Job's snapshot, in rank order; a Worker whose log cannot be read says why."""
+    of the Job's snapshot, in rank order; a Worker whose log cannot be read says why. Where the
+    run log is a Worker's own log (Kubernetes: the Header's), it is listed once, as that Worker's.
+    """
     workers = [w.key for w in backend.snapshot(name).workers]
     found: dict[str, str] = {}
     with suppress(BackendError):  # a backend without a separate run log: the Header's has it
@@ -29,6 +29,8 @@ def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
             found[worker] = redact(backend.logs(name, worker, tail))
         except BackendError as exc:
             found[worker] = f"({exc.text})"
+    if RUN_LOG in found and any(found[RUN_LOG] == found[w] for w in workers):
+        del found[RUN_LOG]
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -11,6 +12,7 @@ from ..contract import (
     CHECKPOINT_DIR_ANNOTATION,
     MAX_STEPS_ANNOTATION,
     NUM_NODES_ANNOTATION,
+    RESUME_DIR_ANNOTATION,
     SAVE_INTERVAL_ANNOTATION,
 )
 from ..findings import Finding, Severity
@@ -86,11 +88,17 @@ class Expectations:
     checkpoint_dir: str | None = None
     save_interval: int | None = None
     max_steps: int | None = None
+    resume_dir: str | None = None  # runner.resume_dir: the checkpoint a run resumes from
     extra: dict[str, str] = field(default_factory=dict)
 
 
+#: ``runner.resume_dir=PATH`` on the run script's RLinf command line (a Hydra override).
+RESUME_OVERRIDE = re.compile(r"runner\.resume_dir=(\S+)")
+
+
 def expectations(job: Job) -> Expectations:
-    """Read what the monitor expects from the Job the planner annotated (or count Workers)."""
+    """Read what the monitor expects from the Job the planner annotated (or count Workers);
+    the resumed checkpoint from its annotation or the run script's ``runner.resume_dir=``."""
     notes = job.annotations
 
     def number(key: str) -> int | None:
@@ -102,7 +110,14 @@ def expectations(job: Job) -> Expectations:
         checkpoint_dir=notes.get(CHECKPOINT_DIR_ANNOTATION),
         save_interval=number(SAVE_INTERVAL_ANNOTATION),
         max_steps=number(MAX_STEPS_ANNOTATION),
+        resume_dir=notes.get(RESUME_DIR_ANNOTATION) or _resume_override(job.run_script),
     )
+
+
+def _resume_override(script: str) -> str | None:
+    found = RESUME_OVERRIDE.findall(script or "")
+    value = found[-1].strip("'\"") if found else None  # Hydra keeps the last override
+    return value if value and value not in ("null", "auto") else None
 
 
 class Backend(Protocol):
@@ -134,6 +149,10 @@ class Backend(Protocol):
         ...
 
     def delete(self, name: str) -> Text: ...
+
+    def removes(self, name: str) -> Text:
+        """What ``delete`` would remove, named exactly (the app asks before deleting)."""
+        ...
 
 
 def job_names(backend: Backend) -> list[str]:

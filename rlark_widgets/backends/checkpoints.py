@@ -7,6 +7,7 @@ reads it here; the Kubernetes backend does when the output volume is mounted on 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path, PurePosixPath
@@ -43,5 +44,16 @@ def local_checkpoints(local: Path, directory: str) -> list[Checkpoint]:
         if match and entry.is_dir():
             actor = entry / "actor"
             readable = actor.is_dir() and os.access(actor, os.R_OK | os.X_OK)
-            found.append(step_checkpoint(directory, int(match[1]), entry.stat().st_mtime, readable))
+            found.append(step_checkpoint(directory, int(match[1]), written(entry), readable))
     return sorted(found, key=lambda c: c.step)
+
+
+def written(step_dir: Path) -> float:
+    """When a checkpoint was last written: the newest of ``global_step_N``, its ``actor/`` and
+    the files in it (a run that saves the same step again overwrites the files in place, which
+    leaves the directories' times as the earlier run set them)."""
+    actor = step_dir / "actor"
+    times = [step_dir.stat().st_mtime]
+    with contextlib.suppress(OSError):  # no actor/, or not readable: the directory's own time
+        times += [actor.stat().st_mtime, *(f.stat().st_mtime for f in actor.iterdir())]
+    return max(times)

@@ -21,6 +21,7 @@ from ..monitor.snapshot import JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..pipeline import PlannedJob, submit_checked
 from ..rlark.job import Job
+from ..rlark.logs import RUN_LOG
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from .backend_args import add_backend_arguments, backend_from_args
@@ -103,13 +104,20 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     logs = commands.add_parser(
         "logs",
-        help="a Worker's log (default: the Header's)",
-        description="Print the tail of one Worker's log.",
+        help="a Worker's log (default: the Header's), or the run script's (--run)",
+        description="Print the tail of one of this run's Worker logs, or of the run script's "
+        "output (--run), without terminal escapes and with secrets redacted.",
     )
     _name_and_backend(logs)
     which = logs.add_mutually_exclusive_group()
     which.add_argument("--worker", metavar="ROLE/INDEX", help="e.g. header/0 or franka/1")
     which.add_argument("--rank", type=int, metavar="R", help="the Worker with RLINF_NODE_RANK R")
+    which.add_argument(
+        "--run",
+        action="store_true",
+        dest="run_log",
+        help="the run script's output (on the Header's Worker; for the rehearsal, its verdict)",
+    )
     logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
     logs.set_defaults(run=run_logs)
 
@@ -297,9 +305,14 @@ def run_status(args: argparse.Namespace) -> int:
                 continue
             result = diagnose(snap)
             if args.json:
+                data = snap.to_dict()
                 print(
                     json.dumps(
-                        {"snapshot": snap.to_dict(), "diagnosis": result.to_dict(args.lang)},
+                        {
+                            "run": data["run"],
+                            "snapshot": data,
+                            "diagnosis": result.to_dict(args.lang),
+                        },
                         indent=2,
                         default=str,
                     )
@@ -365,7 +378,9 @@ def run_logs(args: argparse.Namespace) -> int:
         if job is None:
             raise _no_job(args.name, backend)
         worker = args.worker or "header/0"
-        if args.rank is not None:
+        if args.run_log:
+            worker = RUN_LOG
+        elif args.rank is not None:
             snap = backend.snapshot(args.name)
             match = next((w for w in snap.workers if w.rank == args.rank), None)
             if match is None:

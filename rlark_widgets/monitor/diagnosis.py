@@ -95,15 +95,36 @@ def _broken(link: str, title: Text, detail: Text | str, fix: Text) -> Diagnosis:
     return Diagnosis(link, False, title, detail, fix)
 
 
-def _checkpoint_clause(latest: Checkpoint | None) -> Text:
-    if latest is None:
-        return Text("no checkpoint")
-    return Text("latest checkpoint global_step_{step}", step=latest.step)
+def _persisted(snap: JobSnapshot) -> Checkpoint | None:
+    """The latest checkpoint this run wrote (the one it resumed from is not its own)."""
+    return max((c for c in snap.checkpoints if not c.resumed), key=lambda c: c.step, default=None)
+
+
+def _checkpoint_clause(snap: JobSnapshot) -> Text:
+    latest = _persisted(snap)
+    if latest is not None:
+        return Text("latest checkpoint global_step_{step}", step=latest.step)
+    resumed = next((c for c in snap.checkpoints if c.resumed), None)
+    if resumed is not None:
+        return Text("no new checkpoint (resumed from global_step_{step})", step=resumed.step)
+    return Text("no checkpoint")
+
+
+def _verdict_detail(snap: JobSnapshot) -> str:
+    """The rehearsal's own words: its placement check, or why it failed."""
+    verdict = snap.verdict
+    if verdict is None:
+        return ""
+    return verdict.placement or verdict.line if verdict.passed else verdict.line
 
 
 def _ended(snap: JobSnapshot, stopped: bool) -> Diagnosis:
-    """A stopped or finished Job (or rehearsal): its result, and that a restart starts over."""
-    checkpoint = _checkpoint_clause(snap.latest_checkpoint)
+    """A stopped or finished Job (or rehearsal): its result, and that a restart starts over.
+
+    A stop is OK only when this run persisted a checkpoint; a finished Job whose Workers still
+    run says that a Stop releases them (they hold their nodes until then).
+    """
+    checkpoint = _checkpoint_clause(snap)
     if stopped:
         title = (
             Text("The rehearsal was stopped, {checkpoint}.", checkpoint=checkpoint)
@@ -111,13 +132,31 @@ def _ended(snap: JobSnapshot, stopped: bool) -> Diagnosis:
             else Text("The Job was stopped, {checkpoint}.", checkpoint=checkpoint)
         )
         fix = Text("A new submit starts from scratch unless runner.resume_dir names a checkpoint.")
-        return Diagnosis("ended", True, title, fix_text=fix)
+        ok = _persisted(snap) is not None
+        return Diagnosis("ended", ok, title, _verdict_detail(snap), fix)
+    holding = sum(w.phase == RUNNING for w in snap.workers)
+    if holding:
+        title = (
+            Text(
+                "The rehearsal finished, {checkpoint}; Stop releases its {count} Workers.",
+                checkpoint=checkpoint,
+                count=holding,
+            )
+            if snap.rehearsal
+            else Text(
+                "The Job finished, {checkpoint}; Stop releases its {count} Workers.",
+                checkpoint=checkpoint,
+                count=holding,
+            )
+        )
+        fix = Text("Stop the Job: its Workers hold their nodes until then (outputs stay).")
+        return Diagnosis("ended", True, title, _verdict_detail(snap), fix)
     title = (
         Text("The rehearsal finished, {checkpoint}.", checkpoint=checkpoint)
         if snap.rehearsal
         else Text("The Job finished, {checkpoint}.", checkpoint=checkpoint)
     )
-    return Diagnosis("ended", True, title, training=False)
+    return Diagnosis("ended", True, title, _verdict_detail(snap), training=False)
 
 
 def _worker_failed(worker: WorkerSnapshot) -> Text:
@@ -183,14 +222,15 @@ def _healthy(snap: JobSnapshot) -> Diagnosis:
             else Text("Training: step {step}.", step=step)
         )
     else:
-        checkpoint = _checkpoint_clause(latest)
+        checkpoint = _checkpoint_clause(snap)
         title = (
             Text("Rehearsal running: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
             if snap.rehearsal
             else Text("Training: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
         )
     pace = step_pace(snap.scalars, snap.time)
-    detail = pace.text if pace is not None and pace.state == SLOW else ""
+    slow = pace is not None and pace.state == SLOW
+    detail = pace.text if pace is not None and slow else _verdict_detail(snap)
     return Diagnosis("healthy", True, title, detail, training=not snap.rehearsal)
 
 
@@ -375,7 +415,7 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             Text("The run script failed.")
             if code is None
             else Text("The run script failed with exit code {code}.", code=code),
-            snap.log_tail[-1] if snap.log_tail else "",
+            _verdict_detail(snap) or (snap.log_tail[-1] if snap.log_tail else ""),
             Text("Read the Header's log tail and fix the command."),
         )
     if snap.progress.config_saved is False:

@@ -25,8 +25,11 @@ class Notice:
 
 
 def notices(before: JobSnapshot | None, after: JobSnapshot) -> list[Notice]:
-    """The events between ``before`` (None: the first refresh, nothing to compare) and ``after``."""
+    """The events between ``before`` (None: the first refresh, nothing to compare) and ``after``;
+    none when ``after`` is another Job or another run of it (nothing of this run to compare)."""
     if before is None or before.job != after.job:
+        return []
+    if before.run is not None and before.run != after.run:
         return []
     found = []
     old = before.latest_checkpoint

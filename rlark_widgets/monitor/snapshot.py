@@ -15,13 +15,15 @@ from .gpus import GpuUse
 from .links import Link
 from .scalars import ScalarSeries, latest_values, step_pace
 
-#: Worker phases (Kubernetes pod phases; local processes map onto them).
-PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN = (
+#: Worker phases (Kubernetes pod phases; local processes map onto them). STOPPED: ended by a
+#: stop of the Job (or never started before it), which is neither success nor failure.
+PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN, STOPPED = (
     "Pending",
     "Running",
     "Succeeded",
     "Failed",
     "Unknown",
+    "Stopped",
 )
 
 
@@ -118,6 +120,7 @@ class WorkerSnapshot:
     exit_code: int | None = None
     events: list[EventRecord] = field(default_factory=list)
     head: bool = False  # runs the Ray head: every member depends on it
+    apart: str | None = None  # TERMINATING or EARLIER_RUN: listed apart, never counted
 
     @property
     def key(self) -> str:
@@ -149,6 +152,28 @@ class Checkpoint:
     path: str
     time: float | None = None
     readable: bool = True  # ``actor/`` exists and can be listed
+    resumed: bool = False  # the checkpoint this run resumed from (runner.resume_dir)
+
+
+#: Why a Worker is listed apart from this run's (``WorkerSnapshot.apart``).
+TERMINATING, EARLIER_RUN, EARLIER_TERMINATING = "terminating", "earlier run", "earlier, terminating"
+APART_NAMES = {
+    TERMINATING: Text("terminating"),
+    EARLIER_RUN: Text("from an earlier run"),
+    EARLIER_TERMINATING: Text("from an earlier run, terminating"),
+}
+
+
+@dataclass
+class RunInfo:
+    """Which submission a snapshot describes: its id and when it started (epoch seconds).
+
+    Kubernetes: the Job object's ``metadata.uid`` and ``creationTimestamp`` (a Job submitted
+    again after a stop is a new object, so a new run); local: the run token and submit time.
+    """
+
+    id: str
+    started: float | None = None
 
 
 @dataclass
@@ -160,6 +185,15 @@ class Progress:
     last_step_time: float | None = None
     max_steps: int | None = None
     save_interval: int | None = None
+
+
+@dataclass
+class Verdict:
+    """The rehearsal's verdict from its run log: passed (placement verified) or failed, why."""
+
+    passed: bool
+    line: str  # the verdict line as the rehearsal printed it
+    placement: str | None = None  # "placement verified: N processes on M nodes as planned"
 
 
 @dataclass
@@ -186,6 +220,10 @@ class JobSnapshot:
     log_tail: list[str] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     rehearsal: bool = False  # the local backend's rehearsal: never reported as training
+    run: RunInfo | None = None  # None: the backend cannot tell runs apart
+    others: list[WorkerSnapshot] = field(default_factory=list)  # not this run's (``apart``)
+    earlier_checkpoints: list[Checkpoint] = field(default_factory=list)  # before this run
+    verdict: Verdict | None = None  # the rehearsal's own last word, from the run log
 
     @property
     def ended(self) -> bool:
@@ -196,6 +234,12 @@ class JobSnapshot:
             return JobPhase(self.phase or "").ended
         except ValueError:
             return False
+
+    @property
+    def settled(self) -> bool:
+        """Ended, and no Worker still runs (a finished Job can hold its Workers' nodes until it
+        is stopped): nothing more changes by itself, so the app stops refreshing."""
+        return self.ended and not any(w.phase == RUNNING for w in self.workers)
 
     @property
     def members_alive(self) -> int:

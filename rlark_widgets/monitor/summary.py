@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..i18n import Text, render
+from ..i18n import Listing, Text, render
 from .diagnosis import Diagnosis, diagnose
 from .scalars import latest_values, step_pace
-from .snapshot import JobSnapshot
+from .snapshot import APART_NAMES, JobSnapshot
+
+#: Workers listed apart and earlier checkpoints named in the report, at most.
+LISTED = 5
 
 
 @dataclass(frozen=True)
@@ -72,10 +75,60 @@ def _heading(snap: JobSnapshot) -> Text:
     return Text("Job {job} on {backend}: {phase}", job=snap.job, backend=snap.backend, phase=phase)
 
 
+def _run_line(snap: JobSnapshot) -> Text | None:
+    run = snap.run
+    if run is None:
+        return None
+    if run.started is None:
+        return Text("Run {run}", run=run.id[:8])
+    return Text(
+        "Run {run}, submitted {age} ago", run=run.id[:8], age=age(max(0.0, snap.time - run.started))
+    )
+
+
+def _apart_line(snap: JobSnapshot) -> Text | None:
+    """Pods that are not this run's: named, never counted."""
+    if not snap.others:
+        return None
+    shown = Listing(
+        (
+            Text(
+                "{worker} ({name}, {why}, phase {phase})",
+                worker=w.key,
+                name=w.name,
+                why=APART_NAMES.get(w.apart or "", w.apart or ""),
+                phase=w.phase,
+            )
+            for w in snap.others[:LISTED]
+        ),
+        ", ",
+    )
+    more = len(snap.others) - LISTED
+    if more > 0:
+        return Text("Not counted: {workers} and {more} more", workers=shown, more=more)
+    return Text("Not counted: {workers}", workers=shown)
+
+
+def _earlier_line(snap: JobSnapshot) -> Text | None:
+    """An earlier run's checkpoints, under that label only."""
+    if not snap.earlier_checkpoints:
+        return None
+    steps = sorted({c.step for c in snap.earlier_checkpoints})
+    names = ", ".join(f"global_step_{step}" for step in steps[-LISTED:])
+    return Text("Previous run's checkpoints (not this run's): {names}", names=names)
+
+
 def _checkpoint_line(snap: JobSnapshot) -> Text:
     latest = snap.latest_checkpoint
     if latest is None:
         return Text("Checkpoints: none yet")
+    if latest.resumed:
+        return Text(
+            "Checkpoint resumed from (runner.resume_dir): global_step_{step} ({path}); none"
+            " written by this run yet",
+            step=latest.step,
+            path=latest.path,
+        )
     if not latest.time:
         return Text(
             "Latest checkpoint: global_step_{step} ({path})", step=latest.step, path=latest.path
@@ -94,6 +147,9 @@ def summary_lines(
     """The status report in ``lang``; its last line (two when broken) is the diagnosis."""
     result = result or diagnose(snap)
     lines = [_heading(snap)]
+    run = _run_line(snap)
+    if run is not None:
+        lines.append(run)
     lines += [line.text() for line in role_lines(snap, desired)]
     lines.append(
         Text(
@@ -103,6 +159,11 @@ def summary_lines(
         )
     )
     lines.append(_checkpoint_line(snap))
+    if snap.verdict is not None:
+        lines.append(Text("Rehearsal verdict: {line}", line=snap.verdict.line))
+        if snap.verdict.placement and snap.verdict.passed:
+            lines.append(Text("Rehearsal: {line}", line=snap.verdict.placement))
+    lines += [line for line in (_earlier_line(snap), _apart_line(snap)) if line is not None]
     lines += inside_lines(snap)
     if snap.missing:
         items = ", ".join(m.render(lang) for m in snap.missing)

@@ -18,6 +18,7 @@ from ..contract import (
     OUTPUT_MOUNT,
     OVERRIDES_ANNOTATION,
     PLANNED_BY_ANNOTATION,
+    RESUME_DIR_ANNOTATION,
     SAVE_INTERVAL_ANNOTATION,
 )
 from ..examples import origin_of
@@ -246,6 +247,9 @@ def build_job(
         CHECKPOINT_DIR_ANNOTATION: checkpoint_dir(plan, name, settings.output_mount),
         SAVE_INTERVAL_ANNOTATION: config.get("runner.save_interval"),
         MAX_STEPS_ANNOTATION: step_budget(plan),
+        RESUME_DIR_ANNOTATION: resume
+        if (resume := config.get("runner.resume_dir")) != "auto"
+        else None,
     }
     for key, value in expectations.items():
         if value is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, Severity
 from ..i18n import Text
@@ -21,6 +22,9 @@ from ..rlinf.ranks import format_ranks
 from ..rlinf.report import mode_name
 from .inventory import Inventory, NodeInfo
 from .node_needs import NodeNeeds, device_resource_for, node_needs
+
+if TYPE_CHECKING:
+    from .job import Role
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 #: The console's task-type templates (创建任务 Step 1): the roles each one pre-fills.
@@ -482,6 +486,41 @@ def _explain(plan: Plan, needs: Sequence[NodeNeeds]) -> None:
                 mode=mode_name(plan.report.expansion.placement_mode),
             )
         )
+
+
+def job_role_reasons(plan: Plan, roles: Sequence[Role]) -> list[tuple[str, list[Text]]]:
+    """Why each of the Job's roles (as edited) looks as it does, under its current name.
+
+    A role that still holds the node ranks and GPUs the planner gave it keeps the planner's
+    reasons; a role the user reshaped (other ranks, GPUs, an added role) says what it now holds.
+    """
+    planned = {(r.node_ranks, r.gpus): r for r in plan.roles}
+    per_node = plan.report.expansion.per_node
+    out, start = [], 0
+    for role in roles:
+        ranks = tuple(range(start, start + role.replicas))
+        start += role.replicas
+        match = planned.get((ranks, role.gpus))
+        if match is not None:
+            out.append((role.name, list(match.why)))
+            continue
+        components = sorted({c for r in ranks if r in per_node for c in per_node[r].components})
+        out.append(
+            (
+                role.name,
+                [
+                    Text(
+                        "Edited after planning: holds RLINF_NODE_RANK {ranks} ({workers} "
+                        "Worker(s)), {gpus} GPU(s) per Worker; runs {components}.",
+                        ranks=format_ranks(ranks) if ranks else "-",
+                        workers=len(ranks),
+                        gpus=role.gpus,
+                        components=", ".join(components) or "-",
+                    )
+                ],
+            )
+        )
+    return out
 
 
 def _role_reasons(role: RolePlan, needs: Sequence[NodeNeeds]) -> list[Text]:

@@ -40,6 +40,20 @@ class ConfigLoadError(RLinfConfigError):
     source = "Hydra composition as done by RLinf entry points (@hydra.main, version_base=1.1)"
 
 
+class MissingVariableError(ConfigLoadError):
+    """The config's hydra.searchpath reads an environment variable that is not set.
+
+    ``variable`` and ``guess`` (a likely value, or None) let a caller word its own fix: the CLI
+    speaks of --env, the app of its Search paths box.
+    """
+
+    def __init__(
+        self, text: Text, path: str, fix_text: Text, variable: str, guess: str | None
+    ) -> None:
+        super().__init__(text, path, fix_text)
+        self.variable, self.guess = variable, guess
+
+
 class ClusterConfigError(RLinfConfigError):
     """The ``cluster`` section fails one of RLinf's ClusterConfig checks."""
 

@@ -32,7 +32,7 @@ from ..safe_yaml import (
     input_limit_bytes,
     repeated_key_error,
 )
-from .errors import ConfigLoadError
+from .errors import ConfigLoadError, MissingVariableError
 from .interpolation_budget import InterpolationBudget
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
@@ -331,7 +331,7 @@ def _composition_error(exc: Exception, file: Path, overrides: Sequence[str]) -> 
     )
 
 
-def _missing_variable(name: str, file: Path) -> ConfigLoadError:
+def _missing_variable(name: str, file: Path) -> MissingVariableError:
     guess = _guess_variable(name, file)
     if guess:
         fix = Text(
@@ -347,7 +347,7 @@ def _missing_variable(name: str, file: Path) -> ConfigLoadError:
             "or export {name}=DIR.",
             name=name,
         )
-    return ConfigLoadError(
+    return MissingVariableError(
         Text(
             "The config's hydra.searchpath uses {expression}, but the environment variable "
             "{name} is not set.",
@@ -356,6 +356,8 @@ def _missing_variable(name: str, file: Path) -> ConfigLoadError:
         ),
         "hydra.searchpath",
         fix,
+        name,
+        guess,
     )
 
 

@@ -77,18 +77,22 @@ class App:
         )
         self.language.observe(lambda c: s.set_language(c["new"]), "value")
         s.observe(lambda c: setattr(self.language, "value", c["new"]), ["lang"])
-        self.notice = w.HTML()  # the watched run's events, whatever step is open
+        self.run_notices = w.HTML()  # the watched run's events, whatever step is open
         s.observe(lambda _: self._show_notices(), ["notices", "lang"])
-        self.header = w.HBox([t(w.HTML(), value=header_html), self.language, self.notice])
+        self.header = w.HBox([t(w.HTML(), value=header_html), self.language, self.run_notices])
         s.observe(lambda c: setattr(self.error, "value", CSS + banner(c["new"], "bad")), ["error"])
+        self.notice = w.HTML(CSS + banner(s.notice, "note"))
+        s.observe(
+            lambda c: setattr(self.notice, "value", CSS + banner(c["new"], "note")), ["notice"]
+        )
         self.widget = w.VBox(
-            [self.header, self.error, self.tabs], layout=w.Layout(max_width="1280px")
+            [self.header, self.error, self.notice, self.tabs], layout=w.Layout(max_width="1280px")
         )
 
     def _show_notices(self) -> None:
         s = self.session
         told = "  ·  ".join(render(n.text, s.lang) for n in reversed(s.notices))
-        self.notice.value = CSS + banner(told, "note") if told else ""
+        self.run_notices.value = CSS + banner(told, "note") if told else ""
 
     def _tab_changed(self, change: dict[str, Any]) -> None:
         if change["new"] == TOPOLOGY_TAB:

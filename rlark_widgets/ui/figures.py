@@ -14,7 +14,10 @@ import ipywidgets as w
 from ..viz.palette import NEUTRAL
 from .plotly_bundle import FIGURE_ESM, plotly_bundle
 
-FIGURE_WIDTH = 1180  # fits the app's 1280 px column with its padding
+#: The narrowest container the figures are laid out for: JupyterLab's notebook column in a
+#: 1,280 px window with the file browser open. Figures take their container's width (up to
+#: Voila's 1,280 px column); their labels are sized to fit at this one.
+NARROWEST_CONTAINER = 800
 # Figure text (titles, axes, legends, annotations) in the page theme's text colour: one fixed
 # colour cannot read at 4.5:1 on both a white and a #111111 page. Cell text and hover labels
 # keep their own colours (they sit on fills, not on the page).
@@ -90,7 +93,8 @@ class LazyFigure:
         self.widget = None
 
     def show(self, figure: Any) -> None:
-        figure.update_layout(width=FIGURE_WIDTH)
+        # no fixed width: the figure takes its container's (Voila's column, a JupyterLab cell)
+        figure.update_layout(width=None, autosize=True)
         if self.widget is not None and _shape(self.widget) == _shape(figure):
             with self.widget.batch_update():
                 for target, source in zip(self.widget.data, figure.data, strict=True):
@@ -99,3 +103,8 @@ class LazyFigure:
             return
         self.widget = _figure_widget(figure)
         self.box.children = [w.HTML(THEME_TEXT), self.widget]
+
+    def clear(self) -> None:
+        """No figure (a new config: the previous one's charts must not stay on the page)."""
+        self.widget = None
+        self.box.children = []

@@ -31,8 +31,13 @@ CSS = """
 .rlk .banner.bad { background: rgba(213,94,0,.15); border-left: 4px solid #D55E00; }
 .rlk .banner.good { background: rgba(0,158,115,.15); border-left: 4px solid #009E73; }
 .rlk .banner.note { background: rgba(0,114,178,.12); border-left: 4px solid #0072B2; }
-.rlk pre.yaml { max-height: 460px; overflow: auto; padding: 8px 10px; border-radius: 6px;
-                background: rgba(127,127,127,.10); font-size: 12px; line-height: 1.35; }
+.rlk pre.yaml { max-height: 75vh; overflow: auto; padding: 8px 10px; border-radius: 6px;
+                background: rgba(127,127,127,.10); font-size: 12px; line-height: 1.35;
+                font-family: ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace; }
+.rlk .log { height: 260px; overflow: auto; display: flex; flex-direction: column-reverse;
+            border-radius: 6px; background: rgba(127,127,127,.10); }
+.rlk .log pre { margin: 0; padding: 8px 10px; font-size: 12px; line-height: 1.35; white-space: pre-wrap;
+                font-family: ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace; }
 .rlk .k { color: #0072B2; } .rlk .s { color: #009E73; } .rlk .c { opacity: .6; }
 </style>
 """
@@ -63,7 +68,10 @@ def findings_html(
     lang: str = "en",
 ) -> str:
     """Findings of ``severities`` with their field and fix, in ``lang``."""
-    chosen = [f for f in findings if f.severity in severities]
+    order = list(Severity)  # errors, then warnings, then infos
+    chosen = sorted(
+        (f for f in findings if f.severity in severities), key=lambda f: order.index(f.severity)
+    )
     if not chosen:
         return f"<div class='rlk'><i>{esc(Text('No findings.').render(lang))}</i></div>"
     return "<div class='rlk'>" + "".join(_finding_html(f, lang) for f in chosen) + "</div>"
@@ -88,6 +96,14 @@ def yaml_html(text: str) -> str:
         line = re.sub(r"(^|\s)(#.*)$", r"\1<span class='c'>\2</span>", line)
         lines.append(line)
     return "<div class='rlk'><pre class='yaml'>" + "\n".join(lines) + "</pre></div>"
+
+
+def log_html(text: str) -> str:
+    """A log box that stays scrolled to its newest line (a reversed flex column keeps its
+    scroll anchored at the bottom as lines arrive), unless the reader scrolled up."""
+    return (
+        f"<div class='rlk'><div class='log'><pre>{html.escape(text, quote=False)}</pre></div></div>"
+    )
 
 
 def download_link(text: str, filename: str, label: str) -> str:

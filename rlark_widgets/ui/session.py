@@ -11,6 +11,7 @@ language toggle re-renders them too.
 from __future__ import annotations
 
 import logging
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Job, Role
 from ..rlark.kuberay import KINDS, ExportOptions
+from ..rlark.logs import clean_log
 from ..rlark.planner import Plan
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
@@ -63,6 +65,7 @@ from ..rlark.text_fields import (
 )
 from ..rlark.yaml_io import dump_yaml, render_job_yaml
 from ..rlinf import ConfigReport, GpuLayout, RLinfConfig, load_config, load_text
+from ..rlinf.errors import ConfigLoadError, MissingVariableError
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +91,19 @@ def finding_key(finding: Finding) -> str:
 def role_text(role: Role, field: str) -> str:
     """A role's text field as its editor shows it (the inverse of :meth:`Session.set_role_text`)."""
     return format_pairs(getattr(role, field), "\n" if field == "env" else ", ")
+
+
+def _search_path_fix(exc: MissingVariableError) -> Text:
+    if exc.guess:
+        return Text(
+            "Add the line {name}=DIR to the Search paths box and import again. This file sits in"
+            " an RLinf checkout, so {name}={guess} is likely right.",
+            name=exc.variable,
+            guess=exc.guess,
+        )
+    return Text(
+        "Add the line {name}=DIR to the Search paths box and import again.", name=exc.variable
+    )
 
 
 def _problem(exc: Exception) -> tuple[Text | str, Text | str]:
@@ -137,6 +153,7 @@ class Session(HasTraits):
     export_findings = List(Instance(Finding))  # the mapping's and the rules' at KubeRay paths
     error = Unicode("")  # in ``lang``
     status = Unicode("")  # in ``lang``
+    notice = Unicode("")  # in ``lang``: what loading a config cleared or left running
     busy = Bool(False)
     submitted = Unicode("")
     snapshot = Instance(JobSnapshot, allow_none=True)
@@ -144,6 +161,7 @@ class Session(HasTraits):
     diagnosis = Instance(Diagnosis, allow_none=True)
     notices = List(Instance(Notice))  # the watched run's latest events, newest last
     submitted_at = Float(None, allow_none=True)
+    delete_pending = Unicode("")  # what Delete would remove, while it waits for confirmation
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
     def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
@@ -232,12 +250,15 @@ class Session(HasTraits):
         """Import a config file (composed with Hydra from its directory, as RLinf does)."""
         path = path if path is not None else self.config_path
         self.config_path = path
-        return self._guard(
-            lambda: self._set_config(
-                load_config(Path(path).expanduser(), self._overrides(), self._env())
-            ),
-            Text("Import"),
-        )
+
+        def action() -> None:
+            try:
+                config = load_config(Path(path).expanduser(), self._overrides(), self._env())
+            except MissingVariableError as exc:  # the fix speaks of the app's box, not the CLI
+                raise ConfigLoadError(exc.text, exc.path, _search_path_fix(exc)) from None
+            self._set_config(config)
+
+        return self._guard(action, Text("Import"))
 
     def load_upload(self, name: str, content: bytes) -> bool:
         """Import an uploaded file (read on its own: its config directory is not available)."""
@@ -248,8 +269,44 @@ class Session(HasTraits):
         return self._guard(action, Text("Upload"))
 
     def _set_config(self, config: RLinfConfig) -> None:
+        """A config replaces everything derived from the previous one: its Job's monitor state
+        (the Job itself keeps running, and a notice says so), acknowledgements, and the
+        per-node GPU map typed for it (cleared, with a notice)."""
+        notes = self._forget_previous()
         self.config = config
         self.replan()
+        self._say("notice", Listing(notes, " ") if notes else "")
+
+    def _forget_previous(self) -> list[Text]:
+        """Clear what the previous config left; the notes say what the user should know."""
+        notes: list[Text] = []
+        if self.submitted:
+            snap = self.snapshot
+            if snap is None or (snap.exists and not snap.settled):
+                notes.append(
+                    Text(
+                        "Job '{name}' of the previous config is no longer watched here; it keeps"
+                        " running until you stop it (rlark-migrate stop {name}).",
+                        name=self.submitted,
+                    )
+                )
+        self._stop_monitor.set()
+        with self.hold_trait_notifications():
+            self.submitted, self.submitted_at, self.delete_pending = "", None, ""
+            self.snapshot, self.diagnosis, self.history = None, None, []
+            self.notices, self.acknowledged = [], []
+        if self.gpu_map_text.strip() and self.config is not None:
+            notes.append(
+                Text(
+                    "The per-node GPU map ({map}) was typed for the previous config and is"
+                    " cleared: every node now has {count} GPUs.",
+                    map=self.gpu_map_text.strip(),
+                    count=self.gpus_per_node,
+                )
+            )
+            self.gpu_map_text = ""
+        self._say("status", "")
+        return notes
 
     # --- cluster and plan --------------------------------------------------------------------------
     def gpu_layout(self) -> GpuLayout:
@@ -578,6 +635,20 @@ class Session(HasTraits):
             if f.severity is Severity.WARNING and finding_key(f) not in self.acknowledged
         ]
 
+    def can_stop(self) -> bool:
+        """Stop acts on a submitted Job that runs or still holds Workers."""
+        snap = self.snapshot
+        return (
+            bool(self.submitted)
+            and not self.busy
+            and (snap is None or (snap.exists and not snap.settled))
+        )
+
+    def can_delete(self) -> bool:
+        """Delete acts on a submitted Job that is still there."""
+        snap = self.snapshot
+        return bool(self.submitted) and not self.busy and (snap is None or snap.exists)
+
     def can_submit(self) -> bool:
         return (
             self.job is not None
@@ -599,6 +670,13 @@ class Session(HasTraits):
             Text("Record"),
         )
         return result[0] if result else None
+
+    def record_bytes(self) -> bytes | None:
+        """The run record as zip bytes, written in a directory removed at once (nothing is left
+        in the temp dir after the kernel exits); None when there is no Job or it failed."""
+        with tempfile.TemporaryDirectory(prefix="rlark-record-") as folder:
+            path = self.record_zip(Path(folder) / "run-record.zip")
+            return path.read_bytes() if path is not None else None
 
     # --- backend ----------------------------------------------------------------------------------------
     def set_run_timeout(self, text: str) -> bool:
@@ -706,47 +784,86 @@ class Session(HasTraits):
                 return
             snap = self.backend().snapshot(self.submitted)
             told = notices(self.snapshot, snap)
+            # A different run (submitted again elsewhere) starts its charts afresh.
+            before = self.snapshot.run if self.snapshot is not None else None
+            history = [] if before is not None and snap.run != before else self.history
             # One notification once all three are set: views observing ``snapshot`` draw the
             # banner and charts from the same refresh (they had drawn the previous one's).
             with self.hold_trait_notifications():
                 if told:
                     self.notices = (self.notices + told)[-NOTICES_KEPT:]
                 self.snapshot, self.diagnosis = snap, diagnose(snap)
-                self.history = extend(self.history, snap)
+                self.history = extend(history, snap)
 
         return self._guard(action, Text("Refresh"))
 
     def start_monitor(self, interval: float = 3.0) -> None:
-        """Refresh in the background until the Job ends or is stopped."""
-        self._stop_monitor.clear()
+        """Refresh now, then in the background until the Job has ended and its Workers are
+        gone (a finished Job whose Workers still run keeps being watched). A new start ends
+        the loop before it."""
+        self._stop_monitor.set()
+        stop = self._stop_monitor = threading.Event()
 
         def loop() -> None:
-            while not self._stop_monitor.is_set():
+            while not stop.is_set():
                 self.refresh()
                 snap = self.snapshot
-                if snap is not None and snap.ended:
+                if snap is None or snap.settled:
                     return
-                self._stop_monitor.wait(interval)
+                stop.wait(interval)
 
         self._monitor = threading.Thread(target=loop, name="rlark-monitor", daemon=True)
         self._monitor.start()
 
     def stop(self) -> bool:
+        """Stop the Job, then watch it at once until its Workers are gone."""
+        if not self.can_stop():
+            self._say("error", Text("Stop is disabled: no running Job was submitted from here."))
+            return False
         self._stop_monitor.set()
-        return self._guard(
+        done = self._guard(
             lambda: self._say("status", self.backend().stop(self.submitted)), Text("Stop")
         )
+        self.start_monitor()
+        return done
+
+    def request_delete(self) -> bool:
+        """The Delete button: name exactly what delete removes and wait for a confirmation."""
+        if not self.can_delete():
+            self._say("error", Text("Delete is disabled: no Job was submitted from here."))
+            return False
+
+        def action() -> None:
+            removes = self.backend().removes(self.submitted)
+            self._messages["delete_pending"] = Text(
+                "Delete removes {what} This cannot be undone.", what=removes
+            )
+            self.delete_pending = render(self._messages["delete_pending"], self.lang)
+
+        return self._guard(action, Text("Delete"))
+
+    def cancel_delete(self) -> None:
+        self._messages.pop("delete_pending", None)
+        self.delete_pending = ""
 
     def delete(self) -> bool:
+        """Delete, once confirmed (:meth:`request_delete` first); then watch it at once."""
+        if not self.delete_pending:
+            self.request_delete()
+            return False
+        self.cancel_delete()
         self._stop_monitor.set()
-        return self._guard(
+        done = self._guard(
             lambda: self._say("status", self.backend().delete(self.submitted)), Text("Delete")
         )
+        self.start_monitor()
+        return done
 
     def logs(self, worker: str, tail: int = 200) -> str:
         out: list[str] = []
         self._guard(
-            lambda: out.append(redact(self.backend().logs(self.submitted, worker, tail))), "Logs"
+            lambda: out.append(clean_log(self.backend().logs(self.submitted, worker, tail))),
+            Text("Logs"),
         )
         return out[0] if out else ""
 
@@ -772,7 +889,7 @@ class Session(HasTraits):
         monitor shows it from its next refresh on."""
         self._stop_monitor.set()
         with self.hold_trait_notifications():
-            self.submitted, self.submitted_at = name, None
+            self.submitted, self.submitted_at, self.delete_pending = name, None, ""
             self.history, self.notices = [], []
             self.snapshot, self.diagnosis = None, None
         self._say("status", Text("Watching {job}.", job=name))

@@ -11,7 +11,14 @@ import plotly.graph_objects as go
 
 from ..i18n import Text
 from ..rlinf import Expansion
-from .palette import NEUTRAL, component_colour, role_colour, transparent_layout
+from .palette import (
+    FALLBACK_COMPONENT_COLOURS,
+    NEUTRAL,
+    ROLE_COLOURS,
+    component_colour,
+    role_colour,
+    transparent_layout,
+)
 from .topology import NO_WORKER
 
 
@@ -38,12 +45,13 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
     index = {("c", c): i for i, c in enumerate(components)}
     index.update({("g", g): len(components) + i for i, g in enumerate(groups)})
     index.update({("r", r): len(components) + len(groups) + i for i, r in enumerate(role_names)})
+    paint = _component_colours(components, len(role_names))
     source, target, value, colour = [], [], [], []
     for (c, g), n in sorted(component_group.items()):
         source.append(index[("c", c)])
         target.append(index[("g", g)])
         value.append(n)
-        colour.append(component_colour(c, components))
+        colour.append(paint[c])
     for (g, r), n in sorted(group_role.items()):
         if ("r", r) not in index:
             continue
@@ -52,7 +60,7 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
         value.append(n)
         colour.append(role_colour(role_names.index(r)))
     node_colours = (
-        [component_colour(c, components) for c in components]
+        [paint[c] for c in components]
         + [NEUTRAL] * len(groups)
         + [role_colour(i) for i in range(len(role_names))]
     )
@@ -64,7 +72,7 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
                 target=target,
                 value=value,
                 color=[_fade(c) for c in colour],
-                hovertemplate=Text("{count} process(es)", count="%{value}").render(lang)
+                hovertemplate=Text("{count} process(es)", count="%{value:,.0f}").render(lang)
                 + "<extra></extra>",
             ),
         )
@@ -76,6 +84,21 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
         )
     )
     return figure
+
+
+def _component_colours(components: list[str], roles: int) -> dict[str, str]:
+    """Each component's colour, never one of the roles' colours in the same figure (actor and
+    the first role were both blue): a taken colour gives way to the next free one."""
+    taken = {role_colour(i) for i in range(roles)}
+    spare = [c for c in (*ROLE_COLOURS, *FALLBACK_COMPONENT_COLOURS) if c not in taken]
+    paint: dict[str, str] = {}
+    for name in components:
+        wanted = component_colour(name, components)
+        if wanted in taken or wanted in paint.values():
+            free = [c for c in spare if c not in paint.values()]
+            wanted = free[0] if free else wanted
+        paint[name] = wanted
+    return paint
 
 
 def _fade(hex_colour: str, alpha: float = 0.4) -> str:

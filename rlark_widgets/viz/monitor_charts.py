@@ -13,17 +13,26 @@ from ..monitor.history import HistoryPoint
 from ..monitor.snapshot import JobSnapshot
 from .palette import NEUTRAL, STATE_COLOURS, transparent_layout
 
-WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Unknown")
+WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Stopped", "Unknown")
 SINCE_SUBMIT = Text("seconds since submit")
 
 
-def worker_status_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
-    """Stacked Worker counts per state over time, one panel per role."""
+def run_start(snapshot: JobSnapshot | None, submitted_at: float | None = None) -> float | None:
+    """Where the charts' time axis starts: this run's start, else when the app submitted it."""
+    run = snapshot.run if snapshot is not None else None
+    return run.started if run is not None and run.started is not None else submitted_at
+
+
+def worker_status_figure(
+    history: list[HistoryPoint], lang: str = "en", start: float | None = None
+) -> go.Figure:
+    """Stacked Worker counts per state over time, one panel per role; ``start``: the run's
+    start (default: the first refresh)."""
     roles = list(dict.fromkeys(role for point in history for role, _, _ in point.phases)) or [
         Text("(none)").render(lang)
     ]
     figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=roles)
-    start = history[0].time if history else 0.0
+    start = start if start is not None else history[0].time if history else 0.0
     for col, role in enumerate(roles, start=1):
         for state in WORKER_STATES:
             counts = [point.workers(role, state) for point in history]
@@ -45,13 +54,15 @@ def worker_status_figure(history: list[HistoryPoint], lang: str = "en") -> go.Fi
     figure.update_layout(
         **transparent_layout(title=Text("Workers per role").render(lang), height=260)
     )
-    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang), rangemode="tozero")
     return figure
 
 
-def members_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
-    """Ray members alive against the expected count (cluster.num_nodes)."""
-    start = history[0].time if history else 0.0
+def members_figure(
+    history: list[HistoryPoint], lang: str = "en", start: float | None = None
+) -> go.Figure:
+    """Ray members alive against the expected count (cluster.num_nodes), from ``start``."""
+    start = start if start is not None else history[0].time if history else 0.0
     x = [s.time - start for s in history]
     figure = go.Figure(
         [
@@ -73,7 +84,7 @@ def members_figure(history: list[HistoryPoint], lang: str = "en") -> go.Figure:
     figure.update_layout(
         **transparent_layout(title=Text("Ray members: alive vs expected").render(lang), height=260)
     )
-    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang), rangemode="tozero")
     figure.update_yaxes(rangemode="tozero", dtick=1)
     return figure
 
@@ -96,8 +107,10 @@ def cadence_lines(interval: int, top: int) -> list[dict]:
 def checkpoint_figure(
     snapshot: JobSnapshot, submitted_at: float | None = None, lang: str = "en"
 ) -> go.Figure:
-    """Steps and checkpoints over wall time, against the expected save cadence."""
-    start = submitted_at if submitted_at is not None else snapshot.time
+    """This run's steps and checkpoints over wall time since its start, against the expected
+    save cadence (an earlier run's checkpoints are not drawn)."""
+    start = run_start(snapshot, submitted_at)
+    start = start if start is not None else snapshot.time
     points = sorted((c.time or snapshot.time, c.step) for c in snapshot.checkpoints)
     figure = go.Figure(
         go.Scatter(
@@ -136,14 +149,19 @@ def checkpoint_figure(
             yshift=8,
         )
     if progress.max_steps:
-        figure.add_hline(
+        figure.add_hline(  # its label at the left: the latest step's dot is at the right
             y=progress.max_steps,
             line=dict(color=NEUTRAL),
             annotation_text=Text("max steps").render(lang),
+            annotation_position="top left",
         )
     figure.update_layout(
         **transparent_layout(title=Text("Checkpoint progress").render(lang), height=280)
     )
-    figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang))
+    # from the run's start to now, like its sibling charts (not just around the last points)
+    xs = [x for trace in figure.data for x in (trace.x or ())]
+    figure.update_xaxes(
+        title_text=SINCE_SUBMIT.render(lang), range=[0, max([snapshot.time - start, *xs, 1.0])]
+    )
     figure.update_yaxes(title_text=Text("step").render(lang), rangemode="tozero")
     return figure

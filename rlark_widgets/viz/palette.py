@@ -48,6 +48,7 @@ STATE_COLOURS = {
     "Failed": "#D55E00",
     "DEAD": "#D55E00",
     "Unknown": "#878787",
+    "Stopped": "#6A65A2",
 }
 FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=12)
 

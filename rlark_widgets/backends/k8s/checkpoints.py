@@ -21,10 +21,13 @@ from .api import KubeApi
 
 LISTING = re.compile(r"^global_step_(\d+) (\S+) ([01])$")
 #: Prints "global_step_N <mtime|-> <1 if actor/ is listable>" per checkpoint; $1 is the directory.
+#: The time is the newest of the directory, its actor/ and the files in it (a step saved again
+#: overwrites its files in place and leaves the directories' times as they were).
 LIST_SCRIPT = (
     'cd "$1" 2>/dev/null || exit 0; for d in global_step_*; do [ -d "$d" ] || continue; '
     'if [ -r "$d/actor" ] && [ -x "$d/actor" ]; then r=1; else r=0; fi; '
-    'echo "$d $(stat -c %Y "$d" 2>/dev/null || echo -) $r"; done'
+    't=$(stat -c %Y "$d" "$d/actor" "$d"/actor/* 2>/dev/null | sort -n | tail -n 1); '
+    'echo "$d ${t:--} $r"; done'
 )
 
 

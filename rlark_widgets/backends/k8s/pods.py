@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ...i18n import Text
+from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import CHECKPOINTS, MEMBERS, RUNNING, JobSnapshot, WorkerSnapshot
 from ...rlark.job import MAIN_CONTAINER, Job
 from ..base import expectations
@@ -171,6 +172,10 @@ class PodReader:
                 CHECKPOINTS, Text("the head Worker is not running") if listed else HEAD_UNKNOWN
             )
             return
+        started = snap.run.started if snap.run else None
+        snap.checkpoints, snap.earlier_checkpoints = split_checkpoints(
+            snap.checkpoints, started, expectations(job).resume_dir
+        )
         latest = snap.latest_checkpoint
-        if latest is not None:
+        if latest is not None and not latest.resumed:  # a resumed one is no step of this run
             snap.progress.last_step, snap.progress.last_step_time = latest.step, latest.time

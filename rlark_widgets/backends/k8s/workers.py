@@ -2,8 +2,11 @@
 
 Identity comes from the labels RLark puts on every Worker pod (``rlark.io/job``, ``rlark.io/task``,
 ``rlark.io/worker-index``) and ``RLINF_NODE_RANK`` from the main container's environment (or the
-``rlinf.io/node-rank`` label). Ray members (read by :mod:`..ray_members`) are joined to Workers
-by pod IP when they carry no rank label of their own.
+``rlinf.io/node-rank`` label). A pod is this run's when its ownerReferences (or its
+``rlark.io/run`` label) name the Job object's uid; a pod that is being deleted, or that belongs
+to another uid, is listed apart and never counted (a Job submitted again after a stop still
+has the earlier run's pods for a while, with the same task and index). Ray members (read by
+:mod:`..ray_members`) are joined to Workers by pod IP when they carry no rank label of their own.
 """
 
 from __future__ import annotations
@@ -13,14 +16,24 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ...contract import RANK_ENV, RANK_LABEL
-from ...monitor.snapshot import PENDING, EventRecord, RayMember, WorkerSnapshot
+from ...contract import RANK_ENV, RANK_LABEL, RUN_LABEL
+from ...monitor.runs import CLOCK_SKEW
+from ...monitor.snapshot import (
+    EARLIER_RUN,
+    EARLIER_TERMINATING,
+    PENDING,
+    TERMINATING,
+    EventRecord,
+    RayMember,
+    RunInfo,
+    WorkerSnapshot,
+)
 from ...rlark.job import MAIN_CONTAINER
 from ...rlark.site import SiteProfile, example_site
 from ..ray_members import as_int
 
 
-def _epoch(stamp: Any) -> float | None:
+def epoch(stamp: Any) -> float | None:
     if not stamp or not isinstance(stamp, str):
         return None
     try:
@@ -42,7 +55,7 @@ def events_by_pod(events: Iterable[Mapping[str, Any]]) -> dict[str, list[EventRe
                 message=event.get("message", ""),
                 type=event.get("type", "Normal"),
                 count=as_int(event.get("count")) or 1,
-                time=_epoch(event.get("lastTimestamp") or event.get("eventTime")),
+                time=epoch(event.get("lastTimestamp") or event.get("eventTime")),
             )
         )
     for records in grouped.values():
@@ -99,6 +112,26 @@ def _container_state(
     return status.get("reason"), status.get("message"), None
 
 
+def _earlier(metadata: Mapping[str, Any], run: RunInfo) -> bool:
+    """Whether the pod belongs to another run than ``run``: by owner uid, run label, or (with
+    neither) a pod created before the run started."""
+    owners = {o.get("uid") for o in metadata.get("ownerReferences") or [] if o.get("uid")}
+    label = (metadata.get("labels") or {}).get(RUN_LABEL)
+    if owners or label:
+        return run.id not in owners and label != run.id
+    created = epoch(metadata.get("creationTimestamp"))
+    return created is not None and run.started is not None and created < run.started - CLOCK_SKEW
+
+
+def apart(pod: Mapping[str, Any], run: RunInfo | None) -> str | None:
+    """Why the pod is not one of this run's Workers (None: it is)."""
+    metadata = pod["metadata"]
+    earlier = run is not None and _earlier(metadata, run)
+    if metadata.get("deletionTimestamp"):
+        return EARLIER_TERMINATING if earlier else TERMINATING
+    return EARLIER_RUN if earlier else None
+
+
 def worker_from_pod(
     pod: Mapping[str, Any], events: list[EventRecord], site: SiteProfile | None = None
 ) -> WorkerSnapshot:
@@ -128,10 +161,21 @@ def workers_from(
     pods: Iterable[Mapping[str, Any]],
     events: Iterable[Mapping[str, Any]],
     site: SiteProfile | None = None,
-) -> list[WorkerSnapshot]:
-    """Workers in RLINF_NODE_RANK order (unknown ranks last, then by role and index)."""
+    run: RunInfo | None = None,
+) -> tuple[list[WorkerSnapshot], list[WorkerSnapshot]]:
+    """(this run's Workers, the pods listed apart), each in RLINF_NODE_RANK order (unknown
+    ranks last, then by role and index)."""
     grouped = events_by_pod(events)
-    workers = [worker_from_pod(p, grouped.get(p["metadata"]["name"], []), site) for p in pods]
+    ours: list[WorkerSnapshot] = []
+    others: list[WorkerSnapshot] = []
+    for pod in pods:
+        worker = worker_from_pod(pod, grouped.get(pod["metadata"]["name"], []), site)
+        worker.apart = apart(pod, run)
+        (others if worker.apart else ours).append(worker)
+    return _ranked(ours), _ranked(others)
+
+
+def _ranked(workers: list[WorkerSnapshot]) -> list[WorkerSnapshot]:
     return sorted(workers, key=lambda w: (w.rank is None, w.rank or 0, w.role, w.index))
 
 

@@ -32,6 +32,7 @@ from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
+from ...rlark.logs import RUN_LOG
 from ...rlark.site import SiteProfile
 from ...rlark.written import differences, normalised
 from ...rlinf import Expansion, RLinfConfig
@@ -57,6 +58,12 @@ def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
             "spec": manifest.get("spec"),
         }
     )
+
+
+def _claims(job: Mapping[str, Any]) -> list[str]:
+    """The PVCs RLark creates from the Job's spec.storage."""
+    storage = (job.get("spec") or {}).get("storage") or []
+    return [entry["claimName"] for entry in storage if entry.get("claimName")]
 
 
 class KubernetesBackend:
@@ -257,8 +264,13 @@ class KubernetesBackend:
         return self.reader.read(name)
 
     def logs(self, name: str, worker: str, tail: int = 200) -> str:
-        """Log tail of one Worker, named by its key (``role/index``) or its pod name."""
+        """Log tail of one of this run's Workers, named by its key (``role/index``) or its pod
+        name; ``run`` is the run script's output, which is the Header Worker's log."""
         workers = self.reader.workers(name)
+        if worker == RUN_LOG:
+            job = self.job(name)
+            header = job.header.name if job is not None and job.header is not None else None
+            worker = next((w.key for w in workers if w.role == header and w.index == 0), worker)
         found = next((w for w in workers if worker in (w.key, w.name)), None)
         if found is None:
             known = ", ".join(w.key for w in workers)
@@ -305,6 +317,24 @@ class KubernetesBackend:
             namespace=self.namespace,
         )
 
+    def removes(self, name: str) -> Text:
+        """What :meth:`delete` removes: the Job object and the PVCs of its spec.storage."""
+        current = read_job(self.api, self.namespace, name) or {}
+        claims = _claims(current)
+        if not claims:
+            return Text(
+                "Job '{name}' in namespace '{namespace}' (it has no storage of its own).",
+                name=name,
+                namespace=self.namespace,
+            )
+        return Text(
+            "Job '{name}' in namespace '{namespace}' and its storage {claims}: with a Delete"
+            " reclaim policy, the checkpoints and outputs on it go too.",
+            name=name,
+            namespace=self.namespace,
+            claims=", ".join(claims),
+        )
+
     def delete(self, name: str) -> Text:
         """Stop, then delete the PVCs RLark created from the Job's spec.storage."""
         current = read_job(self.api, self.namespace, name)
@@ -316,8 +346,7 @@ class KubernetesBackend:
                 namespace=self.namespace,
                 command=f"kubectl -n {self.namespace} get pvc",
             )
-        storage = (current.get("spec") or {}).get("storage") or []
-        claims = [entry["claimName"] for entry in storage if entry.get("claimName")]
+        claims = _claims(current)
         self._delete_job(name)
         for claim in claims:
             try:

@@ -26,6 +26,7 @@ from ...monitor.snapshot import (
     RUNNING,
     SCALARS,
     JobSnapshot,
+    RunInfo,
     WorkerSnapshot,
 )
 from ...rlark.job import Job
@@ -36,7 +37,7 @@ from ..gpu_use import SUMMARY_PATH, gpu_use_into
 from ..k8s.api import Action, KubeApi, KubeApiError
 from ..k8s.checkpoints import ExecFailed
 from ..k8s.pods import HEAD_UNKNOWN, PodReader
-from ..k8s.workers import workers_from
+from ..k8s.workers import epoch, workers_from
 from .events import fetch_events, tensorboard_dirs, tensorboard_root
 from .jobs import call_jobs
 
@@ -83,6 +84,13 @@ def _phase(obj: Mapping[str, Any]) -> str | None:
     return phase if isinstance(phase, str) else None
 
 
+def run_of(obj: dict[str, Any]) -> RunInfo | None:
+    """The run a Job object is: its uid and creation time (None when the server gave no uid)."""
+    metadata = obj.get("metadata") or {}
+    uid = metadata.get("uid")
+    return RunInfo(uid, epoch(metadata.get("creationTimestamp"))) if uid else None
+
+
 def _head(job: Job | None, workers: list[WorkerSnapshot]) -> WorkerSnapshot | None:
     role = job.header.name if job is not None and job.header is not None else None
     return next(
@@ -105,12 +113,13 @@ class SnapshotReader(PodReader):
             snap.exists = False
             return snap
         job = self._job(obj, snap)
+        snap.run = run_of(obj)
         snap.phase = _phase(obj)
         snap.tasks = _tasks(obj)
         snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers = workers_from(pods or [], events or [], self.api.site)
+        snap.workers, snap.others = workers_from(pods or [], events or [], self.api.site, snap.run)
         head = _head(job, snap.workers)
         if head is not None:
             head.head = True
@@ -136,8 +145,11 @@ class SnapshotReader(PodReader):
         return self._expect(job, snap)
 
     def workers(self, name: str) -> list[WorkerSnapshot]:
-        """The Job's Workers from one pod list by label (without their events)."""
-        return workers_from(self._pods(name), [], self.api.site)
+        """This run's Workers (without their events): pods of an earlier run or being deleted
+        are left out, so their logs are never taken for this run's."""
+        obj = read_job(self.api, self.namespace, name)
+        run = run_of(obj) if obj is not None else None
+        return workers_from(self._pods(name), [], self.api.site, run)[0]
 
     def _pods(self, name: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(
@@ -199,12 +211,15 @@ class SnapshotReader(PodReader):
         self, snap: JobSnapshot, job: Job, head: WorkerSnapshot | None, deadline: float
     ) -> None:
         """Training curves from the TensorBoard event files: the local mount when there is
-        one, else the head pod's files mirrored here by exec; none before the head runs."""
+        one, else the head pod's files mirrored here by exec; none before the head runs.
+        Only points written since this run's Job was created: an earlier run's events left in
+        the same directory are not this run's curves."""
+        since = snap.run.started if snap.run is not None else None
         if self.checkpoint_root is not None:
             for directory in tensorboard_dirs(job):
                 local = local_directory(job, directory, self.checkpoint_root)
                 if local is not None and event_files(local):
-                    scalars_into(snap, local, None)
+                    scalars_into(snap, local, since)
                     return
             return
         if head is None or head.phase != RUNNING:
@@ -219,4 +234,4 @@ class SnapshotReader(PodReader):
             snap.lack(SCALARS, Text("exec in {pod} failed: {error}", pod=head.name, error=why))
             return
         if mirrored is not None:
-            scalars_into(snap, mirrored, None)
+            scalars_into(snap, mirrored, since)

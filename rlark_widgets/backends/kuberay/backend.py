@@ -344,6 +344,18 @@ class KubeRayBackend:
             namespace=self.namespace,
         )
 
+    def removes(self, name: str) -> Text:
+        """What :meth:`delete` removes: the object, and with it KubeRay's RayCluster and pods."""
+        found = self.reader.find(name)
+        kind = found[0] if found is not None else "RayJob"
+        return Text(
+            "{kind} '{name}' in namespace '{namespace}', and with it the RayCluster and Ray pods"
+            " KubeRay made for it. The PVCs it mounts are yours and stay.",
+            kind=kind,
+            name=name,
+            namespace=self.namespace,
+        )
+
     def delete(self, name: str) -> Text:
         """Delete the object (KubeRay removes its RayCluster and pods); PVCs are the user's."""
         found = self.reader.find(name)

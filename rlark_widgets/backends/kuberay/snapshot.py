@@ -149,7 +149,9 @@ class KubeRaySnapshotReader(PodReader):
             return snap
         pods = self._part(snap, PODS, deadline, lambda: self._cluster_pods(cluster, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        snap.workers = workers_from(
+        # KubeRay's pods are owned by the RayCluster, not by a run we know the uid of: pods
+        # being deleted are listed apart, the others are this object's.
+        snap.workers, snap.others = workers_from(
             as_workers(pods or [], self.api.site), events or [], self.api.site
         )
         heads = {p["metadata"]["name"] for p in pods or [] if _is_head(p)}
@@ -185,7 +187,7 @@ class KubeRaySnapshotReader(PodReader):
         if not cluster:
             return []
         site = self.api.site
-        return workers_from(as_workers(self._cluster_pods(cluster), site), [], site)
+        return workers_from(as_workers(self._cluster_pods(cluster), site), [], site)[0]
 
     def _cluster_pods(self, cluster: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(

@@ -36,6 +36,7 @@ from ...input_files import read_input_text
 from ...monitor.snapshot import JobSnapshot
 from ...rlark.inventory import Inventory, site_node
 from ...rlark.job import Job
+from ...rlark.logs import RUN_LOG
 from ...rlark.site import SiteProfile, example_site
 from ...rlark.written import normal_text
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
@@ -193,7 +194,7 @@ class LocalBackend:
     def logs(self, name: str, worker: str, tail: int = 200) -> str:
         """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's."""
         where, spec = self._existing(name)
-        if worker == "run":
+        if worker == RUN_LOG:
             lines = tail_lines(Path(spec.run.log), tail)
             return "\n".join([f"[rlark-local] {spec.run.banner}", *lines])
         if worker == "supervisor":
@@ -233,6 +234,15 @@ class LocalBackend:
             name=name,
             ended=ended,
             root=str(where.root),
+        )
+
+    def removes(self, name: str) -> Text:
+        """What :meth:`delete` removes: the Job's directory, with every run's files in it."""
+        return Text(
+            "Job '{name}' and its directory {root}: the logs, outputs and checkpoints of every"
+            " run in it (hostPath sources outside it stay).",
+            name=name,
+            root=str(JobDir.of(self.workspace, name).root),
         )
 
     def delete(self, name: str) -> Text:

@@ -39,7 +39,9 @@ HEAD_ENV = {
     "RAY_health_check_timeout_ms": "1000",
     "RAY_health_check_failure_threshold": "3",
 }
-BASE_ENV = {"RAY_USAGE_STATS_ENABLED": "0"}
+#: Token auth off: a ``~/.ray/auth_token`` left by another Ray program would otherwise switch
+#: it on, and the monitor's dashboard reads (which carry no token) would get 401s.
+BASE_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 #: Written before each start of a Worker or run script, and between the prepare script and
 #: Ray, so each attempt and a prepare-script failure can be told apart in the log.
 START_MARK = "[rlark-local] start"

@@ -34,8 +34,14 @@ import yaml
 
 from ...contract import RANK_ENV, RANK_LABEL, RAY_ADDRESS_ENV
 from ...i18n import Listing, Text
+from ...monitor.snapshot import Verdict
 
 TAG = "[rehearsal]"
+PASSED = "REHEARSAL PASSED"
+FAILED = "REHEARSAL FAILED"
+PLACEMENT = "placement verified"
+#: A line the rehearsal printed: its tag, seconds since it started, the message.
+SAID = re.compile(r"^\[rehearsal\]\s+[\d.]+s\s+(.*)$")
 #: Placement actors alive at once (each is a Ray worker process of ~0.1 GiB).
 PLACEMENT_BATCH = 8
 STEP_DIR = re.compile(r"global_step_(\d+)$")
@@ -96,7 +102,7 @@ class Rehearsal:
         self.save_config()
         self.run_steps(ray, probes, first)
         self.report["status"] = "passed"
-        say("REHEARSAL PASSED: the layout matches the plan. Nothing was trained.")
+        say(f"{PASSED}: the layout matches the plan. Nothing was trained.")
 
     # --- 1. members ---------------------------------------------------------------------------
     def wait_for_members(self, ray: ModuleType) -> list[dict[str, Any]]:
@@ -236,7 +242,7 @@ class Rehearsal:
                 f"{line['component']} rank {line['rank']}: node rank {line['node_rank']}, "
                 f"GPUs {line['gpus']} (as planned)"
             )
-        say(f"placement verified: {len(results)} processes on {len(nodes)} nodes as planned")
+        say(f"{PLACEMENT}: {len(results)} processes on {len(nodes)} nodes as planned")
 
     @staticmethod
     def _compare(
@@ -441,6 +447,16 @@ def _tensorboard(directory: Path) -> Callable[[dict[str, Any]], None] | None:
     return write
 
 
+def verdict(lines: list[str]) -> Verdict | None:
+    """The rehearsal's verdict from its run log (None while it has not given one)."""
+    said = [m[1] for m in map(SAID.match, lines) if m]
+    final = next((line for line in reversed(said) if line.startswith((PASSED, FAILED))), None)
+    if final is None:
+        return None
+    placement = next((line for line in said if line.startswith(PLACEMENT)), None)
+    return Verdict(final.startswith(PASSED), final, placement)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m rlark_widgets.backends.local.rehearsal PLAN.json", file=sys.stderr)
@@ -452,7 +468,7 @@ def main(argv: list[str]) -> int:
         rehearsal.run()
     except RehearsalFailure as exc:
         rehearsal.report.update(status="failed", message=str(exc))
-        say(f"REHEARSAL FAILED: {exc}")
+        say(f"{FAILED}: {exc}")
         code = 1
     Path(plan["report"]).write_text(json.dumps(rehearsal.report, indent=1), encoding="utf-8")
     return code

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -94,6 +95,7 @@ class Spec:
     workers: list[WorkerSpec]
     run: RunSpec
     temp_root: str
+    submitted: float | None = None  # when this run was submitted (its start, for the monitor)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -178,6 +180,7 @@ def build_spec(
         workers=workers,
         run=_run_spec(job, where, options, head),
         temp_root=str(temp_root),
+        submitted=time.time(),
     )
 
 

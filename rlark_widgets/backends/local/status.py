@@ -16,6 +16,7 @@ from typing import Any
 
 from ...i18n import Text
 from ...monitor.links import Link, local_links
+from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import (
     FAILED,
     GPUS,
@@ -23,11 +24,13 @@ from ...monitor.snapshot import (
     PENDING,
     PLAN,
     RUNNING,
+    STOPPED,
     SUCCEEDED,
     SUPERVISOR,
     EventRecord,
     JobSnapshot,
     Progress,
+    RunInfo,
     WorkerSnapshot,
 )
 from ..checkpoints import local_checkpoints
@@ -36,11 +39,20 @@ from ..gpu_use import SUMMARY_PATH, gpu_use_into
 from .layout import JobDir, slug, tail_lines
 from .procs import ProcessRef, exit_reason
 from .ray_nodes import MembersUnavailable, fetch_members, last_attempt, prepare_failed
+from .rehearsal import verdict
 from .spec import Spec, WorkerSpec
 from .tensorboard import running_url
 
 LOG_TAIL = 20
-STOPPED_BY = {"stop": "Stopped", "completed": "Completed", "error": "SupervisorError"}
+#: Lines of the run log searched for the rehearsal's verdict.
+VERDICT_LINES = 400
+#: Phase and reason of a Worker the supervisor ended, by why it ended it: a stop is neither
+#: success nor failure; the end of a finished run is success; a supervisor error is a failure.
+STOPPED_BY = {
+    "stop": (STOPPED, "Stopped"),
+    "completed": (SUCCEEDED, "Completed"),
+    "error": (FAILED, "SupervisorError"),
+}
 
 
 def read_snapshot(where: JobDir) -> JobSnapshot:
@@ -55,6 +67,7 @@ def read_snapshot(where: JobDir) -> JobSnapshot:
     plan = where.read("plan.json") or {}
     stopped = where.file("stop.json").is_file()
     snap.rehearsal = spec.run.mode == "rehearsal"
+    snap.run = RunInfo(spec.run_id, spec.submitted)
     snap.expected_workers = plan.get("num_nodes", len(spec.workers))
     supervisor = ProcessRef.from_json(where.read("supervisor.json"))
     watched = supervisor is not None and supervisor.alive
@@ -68,7 +81,7 @@ def read_snapshot(where: JobDir) -> JobSnapshot:
     snap.tasks = _tasks(snap.workers)
     _members(snap, spec, state)
     _run_script(snap, spec, state.get("run"), stopped, watched)
-    _outputs(snap, plan, (state.get("run") or {}).get("started"))
+    _outputs(snap, plan, (state.get("run") or {}).get("started"), spec.submitted)
     if not snap.rehearsal:  # the Job's own run: its step budget, not the rehearsal's
         snap.progress.max_steps = plan.get("planned_steps")
     snap.phase = _phase(snap, stopped)
@@ -101,8 +114,12 @@ def _worker(
         head=worker.head,
     )
     if record is None:
-        snap.phase, snap.reason = (SUCCEEDED, "Stopped") if stopped else (PENDING, "Waiting")
-        snap.message = Text("never started") if stopped else Text("Workers start one after another")
+        snap.phase, snap.reason = (STOPPED, "NotStarted") if stopped else (PENDING, "Waiting")
+        snap.message = (
+            Text("never started: the Job was stopped first")
+            if stopped
+            else Text("Workers start one after another")
+        )
         return snap
     snap.events = _events(record)
     snap.restarts = record.get("restarts", 0)
@@ -114,14 +131,14 @@ def _worker(
     by = record.get("stopped_by")  # set by the supervisor on the processes it ended
     if returncode is None:  # nobody recorded the exit: a stop explains it, else it is lost
         by = by or ("stop" if stopped else None)
-        snap.phase, snap.reason = (SUCCEEDED, STOPPED_BY[by]) if by else (FAILED, "Gone")
+        snap.phase, snap.reason = STOPPED_BY[by] if by else (FAILED, "Gone")
         snap.message = (
             None if by else Text("it ended while no supervisor watched it: exit code unknown")
         )
         return snap
     reason, snap.exit_code = exit_reason(returncode)
     if by:
-        snap.phase, snap.reason = SUCCEEDED, STOPPED_BY[by]
+        snap.phase, snap.reason = STOPPED_BY[by]
         return snap
     snap.phase, snap.reason = FAILED, reason
     snap.message = _failure_message(Path(worker.log), killed=returncode < 0)
@@ -203,7 +220,10 @@ def _run_script(
     if run is None:
         snap.run_script_state = "not started"
         return
-    snap.log_tail = tail_lines(Path(spec.run.log), LOG_TAIL)
+    lines = tail_lines(Path(spec.run.log), VERDICT_LINES)
+    snap.log_tail = lines[-LOG_TAIL:]
+    if spec.run.mode == "rehearsal":
+        snap.verdict = verdict(lines)
     returncode = run.get("returncode")
     if returncode is None:
         unrecorded = "stopped" if stopped else "failed"
@@ -216,14 +236,19 @@ def _run_script(
         snap.run_script_state = "stopped" if run.get("stopped_by") else "failed"
 
 
-def _outputs(snap: JobSnapshot, plan: dict[str, Any], run_started: float | None) -> None:
-    """Checkpoints from disk; progress from this run's config.yaml and metrics lines."""
+def _outputs(
+    snap: JobSnapshot, plan: dict[str, Any], run_started: float | None, submitted: float | None
+) -> None:
+    """This run's checkpoints (written since it was submitted, or the one it resumed from);
+    progress from this run's config.yaml and metrics lines."""
     paths = plan.get("paths") or {}
     if not paths:
         snap.lack(PLAN, Text("the file is missing or unreadable"))
         return
     checkpoints = paths["checkpoints"]
-    snap.checkpoints = local_checkpoints(Path(checkpoints["local"]), checkpoints["local"])
+    found = local_checkpoints(Path(checkpoints["local"]), checkpoints["local"])
+    resumed = (paths.get("resume_dir") or {}).get("local")
+    snap.checkpoints, snap.earlier_checkpoints = split_checkpoints(found, submitted, resumed)
     snap.progress = Progress(max_steps=plan.get("steps"), save_interval=plan.get("save_interval"))
     if run_started is None:
         return

@@ -36,7 +36,11 @@ class ClusterStep:
         self.s = session
         t = self.labels = Labels(session)
         self.backend = t.choice(
-            w.ToggleButtons, self.BACKENDS, session.backend_name, Text("Backend"), style=STYLE
+            w.ToggleButtons,
+            self.BACKENDS,
+            session.backend_name,
+            Text("Backend"),
+            style={**STYLE, "button_width": "auto"},  # whole labels ("Local (Ray on this machine)")
         )
         self.context = text_input(
             t, Text("Kube context"), session.k8s_context, Text("current context")
@@ -107,6 +111,8 @@ class ClusterStep:
         live.on_click(lambda _: session.load_live_inventory())
         t.on(self.category, lambda _: self.render())
         session.observe(lambda _: self.render(), ["inventory", "lang", "site"])
+        session.observe(lambda c: setattr(self.gpu_map, "value", c["new"]), "gpu_map_text")
+        session.observe(lambda _: self.render_connection(), "backend_name")
         self.widget = w.VBox(
             [
                 t.heading(Text("Cluster")),
@@ -123,6 +129,12 @@ class ClusterStep:
             ]
         )
         self.render()
+        self.render_connection()
+
+    def render_connection(self) -> None:
+        """Context and namespace are the Kubernetes backend's: read-only on the local one."""
+        local = self.s.backend_name != "kubernetes"
+        self.context.disabled = self.namespace.disabled = local
 
     def render(self) -> None:
         inventory, lang, site = self.s.inventory, self.s.lang, self.s.site

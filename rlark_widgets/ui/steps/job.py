@@ -146,7 +146,11 @@ class JobStep:
         self.errors.value = (
             CSS
             + findings_html(blocking, lang=lang)
-            + (banner(note.render(lang), "note") if local_only else "")
+            + (  # each with its message and fix: they block the submit to a cluster
+                banner(note.render(lang), "note") + findings_html(local_only, lang=lang)
+                if local_only
+                else ""
+            )
         )
         rows = []
         for finding in [f for f in s.findings if f.severity is Severity.WARNING]:

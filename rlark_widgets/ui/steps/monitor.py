@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import base64
-import tempfile
-from pathlib import Path
 
 import ipywidgets as w
 
 from ...i18n import Text, render
 from ...monitor.history import HistoryPoint
 from ...monitor.summary import summary_lines
-from ...viz.monitor_charts import checkpoint_figure, members_figure, worker_status_figure
+from ...rlark.logs import RUN_LOG
+from ...viz.monitor_charts import (
+    checkpoint_figure,
+    members_figure,
+    run_start,
+    worker_status_figure,
+)
 from ..figures import LazyFigure
-from ..html import CSS, banner, esc
+from ..html import CSS, banner, esc, log_html
 from ..labels import Labels
 from ..session import Session
 from .log_panel import LogPanel
@@ -38,6 +42,13 @@ class MonitorStep:
         self.stop = t(w.Button(icon="stop", button_style="warning"), description=Text("Stop"))
         self.delete = t(w.Button(icon="trash", button_style="danger"), description=Text("Delete"))
         self.refresh = t(w.Button(icon="refresh"), description=Text("Refresh"))
+        self.confirm_text = w.HTML()
+        self.confirm = t(w.Button(icon="trash", button_style="danger"), description=Text("Delete"))
+        self.cancel = t(w.Button(), description=Text("Cancel"))
+        self.confirm_box = w.VBox(
+            [self.confirm_text, w.HBox([self.confirm, self.cancel])],
+            layout=w.Layout(display="none"),
+        )
         self.status = w.HTML()
         self.summary = w.HTML()
         self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
@@ -46,28 +57,43 @@ class MonitorStep:
         self.all_logs = LogPanel(session)  # search, follow and zip every Worker's log
         self.worker_choice = t(
             w.Dropdown(options=[], style={"description_width": "80px"}),
-            description=Text("Worker log"),
+            description=Text("Log"),
         )
-        self.log = w.Textarea(layout=w.Layout(width="100%", height="220px"), disabled=True)
+        self.log = w.HTML(layout=w.Layout(width="100%"))
         self.record = w.HTML()
         self.record_data: str | None = None  # the prepared record (base64); "": no Job; None: none
         record_button = t(w.Button(icon="archive"), description=Text("Prepare run record"))
         self.submit.on_click(lambda _: session.submit())
         self.stop.on_click(lambda _: session.stop())
-        self.delete.on_click(lambda _: session.delete())
+        self.delete.on_click(lambda _: session.request_delete())
+        self.confirm.on_click(lambda _: session.delete())
+        self.cancel.on_click(lambda _: session.cancel_delete())
         self.refresh.on_click(lambda _: session.refresh())
         self.worker_choice.observe(lambda _: self.show_log(), "value")
         record_button.on_click(lambda _: self.prepare_record())
         session.observe(
             lambda _: self.render_controls(),
-            ["revision", "acknowledged", "busy", "status", "backend_name", "lang"],
+            [
+                "revision",
+                "acknowledged",
+                "busy",
+                "status",
+                "backend_name",
+                "lang",
+                "submitted",
+                "snapshot",
+                "delete_pending",
+            ],
         )
+        session.observe(lambda _: self.forget(), ["config"])
         session.observe(lambda _: self.render_monitor(), ["snapshot", "lang"])
+        session.observe(lambda _: self.show_log(), ["snapshot"])  # follow new lines
         session.observe(lambda _: self.render_record(), ["lang"])
         self.widget = w.VBox(
             [
                 t.heading(Text("Submit and monitor")),
                 w.HBox([self.submit, self.progress, self.refresh, self.stop, self.delete]),
+                self.confirm_box,
                 self.runs.widget,
                 self.status,
                 self.summary,
@@ -86,10 +112,24 @@ class MonitorStep:
     def render_controls(self) -> None:
         s = self.s
         self.submit.disabled = not s.can_submit()
+        self.stop.disabled = not s.can_stop()
+        self.delete.disabled = not s.can_delete() or bool(s.delete_pending)
+        self.refresh.disabled = not s.submitted
+        self.confirm_text.value = CSS + banner(s.delete_pending, "bad")
+        self.confirm_box.layout.display = "flex" if s.delete_pending else "none"
         self.progress.layout.visibility = "visible" if s.busy else "hidden"
         self.progress.value = (self.progress.value + 3) % 11 if s.busy else 0
         hint = "" if s.busy else _disabled_hint(len(s.blocking()), len(s.unacknowledged()))
         self.status.value = CSS + banner(s.status, "note") + banner(render(hint, s.lang), "bad")
+
+    def forget(self) -> None:
+        """A new config: nothing of the previous one's Job or record stays on the page."""
+        self.summary.value = self.log.value = ""
+        for chart in (self.members, self.workers, self.checkpoints):
+            chart.clear()
+        self.worker_choice.options = []
+        self.record_data = None
+        self.render_record()
 
     def render_monitor(self) -> None:
         s = self.s
@@ -105,21 +145,26 @@ class MonitorStep:
             + ("<div class='rlk'><pre>" + esc("\n".join(lines[:-1])) + "</pre></div>")
         )
         history = s.history or [HistoryPoint.of(snap)]
-        self.members.show(members_figure(history, lang))
-        self.workers.show(worker_status_figure(history, lang))
+        start = run_start(snap, s.submitted_at)
+        self.members.show(members_figure(history, lang, start))
+        self.workers.show(worker_status_figure(history, lang, start))
         self.checkpoints.show(checkpoint_figure(snap, s.submitted_at, lang))
-        options = [w_.key for w_ in snap.workers]
+        run = Text("Run script (on the Header's Worker)").render(lang)
+        options = [(run, RUN_LOG), *((w_.key, w_.key) for w_ in snap.workers)]
         if options != list(self.worker_choice.options):
+            chosen = self.worker_choice.value
+            values = [value for _, value in options]
             self.worker_choice.options = options
-            self.worker_choice.value = options[0] if options else None
+            self.worker_choice.value = chosen if chosen in values else RUN_LOG
 
     def show_log(self) -> None:
-        if self.worker_choice.value:
-            self.log.value = self.s.logs(self.worker_choice.value)
+        """The chosen log, read again at each refresh so the box follows new lines."""
+        chosen = self.worker_choice.value
+        self.log.value = log_html(self.s.logs(chosen)) if chosen and self.s.submitted else ""
 
     def prepare_record(self) -> None:
-        path = self.s.record_zip(Path(tempfile.mkdtemp(prefix="rlark-record-")) / "run-record.zip")
-        self.record_data = "" if path is None else base64.b64encode(path.read_bytes()).decode()
+        data = self.s.record_bytes()
+        self.record_data = "" if data is None else base64.b64encode(data).decode()
         self.render_record()
 
     def render_record(self) -> None:

@@ -7,7 +7,7 @@ import ipywidgets as w
 from ...contract import RANK_ENV
 from ...i18n import Text, render
 from ...rlark.job import Role
-from ...rlark.planner import TEMPLATE_TITLES
+from ...rlark.planner import TEMPLATE_TITLES, job_role_reasons
 from ...rlark.text_fields import format_mounts
 from ...rlinf.ranks import format_ranks
 from ..html import CSS, banner, esc, sentences, table
@@ -89,7 +89,13 @@ class RolesStep:
             description=Text("Workers"),
         )
         gpus = t(
-            w.BoundedIntText(value=role.gpus, min=0, max=64, layout=w.Layout(width="170px")),
+            w.BoundedIntText(
+                value=role.gpus,
+                min=0,
+                max=64,
+                style={"description_width": "95px"},  # "GPUs/Worker" whole, in both languages
+                layout=w.Layout(width="190px"),
+            ),
             description=Text("GPUs/Worker"),
         )
         selector = t(
@@ -252,7 +258,8 @@ class RolesStep:
         )
         explanations = [render(e, lang) for e in plan.explanations]
         reasons = [
-            (r.name, sentences([render(why, lang) for why in r.why], lang)) for r in plan.roles
+            (name, sentences([render(why, lang) for why in whys], lang))
+            for name, whys in job_role_reasons(plan, job.roles)
         ]
         self.why.value = (
             CSS

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+
 import ipywidgets as w
 
 from ...i18n import Text, render
@@ -39,6 +42,9 @@ def topology_rows(session: Session) -> list[NodeRow]:
     return rows
 
 
+log = logging.getLogger(__name__)
+
+
 class TopologyStep:
     """Step 3: Ray nodes x GPUs (the plan, then the actual state), and components -> roles."""
 
@@ -48,16 +54,38 @@ class TopologyStep:
         self.grid, self.flow = LazyFigure(), LazyFigure()
         self.note = w.HTML()
         self.visible = False
+        self._drawing = threading.Lock()
         session.observe(lambda _: self.render(), ["revision", "snapshot", "lang"])
+        session.observe(lambda _: self.prepare(), ["revision"])
         self.widget = w.VBox([t.heading(Text("Topology")), self.note, self.grid.box, self.flow.box])
 
     def open(self) -> None:
         self.visible = True
         self.render()
 
-    def render(self) -> None:
-        if not self.visible:
+    def prepare(self) -> None:
+        """Before the step was ever opened, a new Job's figures are built in the background, so
+        the first click on the tab shows them instead of waiting for them (building a figure
+        widget takes about a second here). The first paint of the page builds none."""
+        if self.visible or self.s.job is None:
             return
+        threading.Thread(target=self._prepare_now, name="rlark-topology", daemon=True).start()
+
+    def _prepare_now(self) -> None:
+        try:
+            self._draw()
+        except Exception:  # drawn again when the tab opens; the kernel log keeps why
+            log.exception("preparing the Topology figures failed")
+
+    def render(self) -> None:
+        if self.visible:
+            self._draw()
+
+    def _draw(self) -> None:
+        with self._drawing:  # a background build and a click never draw at once
+            self._draw_now()
+
+    def _draw_now(self) -> None:
         lang = self.s.lang
         if self.s.job is None or self.s.report is None or not self.s.report.ok:
             self.note.value = banner(

@@ -11,7 +11,7 @@ from test_scalars import series
 
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.notices import CHECKPOINT, ENDED, FAILED, STALL, notices
-from rlark_widgets.monitor.snapshot import Checkpoint, JobSnapshot
+from rlark_widgets.monitor.snapshot import Checkpoint, JobSnapshot, RunInfo
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
 
@@ -37,6 +37,14 @@ def test_each_event_is_told_once_when_it_happens():
     assert [n.kind for n in notices(saved, snap("Failed", (10,)))] == [FAILED]
     (ended,) = notices(saved, snap("Succeeded", (10,)))
     assert ended.kind == ENDED and render(ended.text, "zh") == "demo 已结束：Succeeded。"
+
+
+def test_another_run_of_the_job_is_no_event_of_this_one():
+    before, after = snap(), snap("Failed", (10,))
+    before.run, after.run = RunInfo("uid-1", 1000.0), RunInfo("uid-2", 1050.0)
+    assert notices(before, after) == []  # submitted again elsewhere: its charts start afresh
+    after.run = RunInfo("uid-1", 1000.0)
+    assert [n.kind for n in notices(before, after)] == [CHECKPOINT, FAILED]
 
 
 def test_the_app_header_shows_the_events_whatever_step_is_open(tmp_path: Path):

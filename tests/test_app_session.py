@@ -13,6 +13,7 @@ from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.text_fields import format_mounts, parse_mounts
 from rlark_widgets.ui.app import App, launch
 from rlark_widgets.ui.session import Session, finding_key
+from rlark_widgets.ui.steps import JobStep
 
 FRANKA_EXAMPLE = "realworld_peginsertion_rlpd_cnn_async_2arms"
 
@@ -109,6 +110,22 @@ def test_the_kuberay_backend_is_blocked_by_the_exports_errors_not_rlarks() -> No
     assert "JOB-STORAGE-SOURCE" not in {f.rule_id for f in stopping}
     assert "JOB-SELECTOR-EMPTY" in {f.rule_id for f in stopping}  # it applies to KubeRay too
     assert not any(f.path.startswith("spec.tasks[") for f in stopping)
+
+
+def test_the_kuberay_backend_asks_a_yes_for_the_exports_warnings() -> None:
+    s = session(output_storage="oss-rlinf", output_mount="/mnt/output")
+    s.acknowledge([finding_key(f) for f in s.unacknowledged()])
+    rlark_warnings = {finding_key(f) for f in s.warnings()}
+    s.backend_name = "kuberay"
+    kuberay_warnings = s.warnings()
+    assert kuberay_warnings, "the export's warnings (KubeRay paths) need a yes"
+    assert {finding_key(f) for f in kuberay_warnings} != rlark_warnings
+    assert not any(f.path.startswith("spec.tasks[") for f in kuberay_warnings)
+    assert s.unacknowledged() and not s.can_submit()
+    s.acknowledge([finding_key(f) for f in s.unacknowledged()])
+    assert s.unacknowledged() == []
+    step = JobStep(s)  # the Job step offers a checkbox for each warning the chosen backend weighs
+    assert len(step.warnings.children) == len(kuberay_warnings)
 
 
 def test_job_fields_inventory_and_record(tmp_path: Path) -> None:

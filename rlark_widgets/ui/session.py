@@ -620,20 +620,23 @@ class Session(HasTraits):
     def acknowledge(self, keys: list[str]) -> None:
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))
 
-    def blocking(self) -> list[Finding]:
-        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal;
-        on KubeRay the export's, as the pipeline weighs them)."""
+    def weighed(self) -> list[Finding]:
+        """The findings a submission to the chosen backend weighs, as the pipeline weighs them
+        (on KubeRay the export's, at KubeRay's paths)."""
         if self.planned is None:
-            return blocking(self.findings, self.backend_name)
-        weighed = weighed_findings(self.planned, self.backend_name, self._kuberay_options())
-        return blocking(weighed, self.backend_name)
+            return list(self.findings)
+        return weighed_findings(self.planned, self.backend_name, self._kuberay_options())
+
+    def blocking(self) -> list[Finding]:
+        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal)."""
+        return blocking(self.weighed(), self.backend_name)
+
+    def warnings(self) -> list[Finding]:
+        """Warnings a submission to the chosen backend needs a yes for."""
+        return [f for f in self.weighed() if f.severity is Severity.WARNING]
 
     def unacknowledged(self) -> list[Finding]:
-        return [
-            f
-            for f in self.findings
-            if f.severity is Severity.WARNING and finding_key(f) not in self.acknowledged
-        ]
+        return [f for f in self.warnings() if finding_key(f) not in self.acknowledged]
 
     def can_stop(self) -> bool:
         """Stop acts on a submitted Job that runs or still holds Workers."""

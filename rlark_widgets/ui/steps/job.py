@@ -153,7 +153,7 @@ class JobStep:
             )
         )
         rows = []
-        for finding in [f for f in s.findings if f.severity is Severity.WARNING]:
+        for finding in s.warnings():
             key = finding_key(finding)
             box = w.Checkbox(
                 value=key in s.acknowledged,

@@ -186,7 +186,7 @@ def test_language_toggle_switches_the_page_to_chinese_and_back(page, voila_url: 
     tab(page, "3 拓扑")
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     page.wait_for_function(
-        "() => document.querySelector('.js-plotly-plot').data[0].y[0].startsWith('节点 0')"
+        "() => document.querySelector('.js-plotly-plot').data[0].y[0].startsWith('节点 rank 0')"
     )
     shot(page, "app-zh-topology")
 

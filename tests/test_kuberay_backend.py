@@ -285,8 +285,8 @@ def test_the_app_exports_a_rayjob_and_submits_it_through_the_kuberay_backend(
     assert "同一份规划的 ray.io/v1 版本" in job_step.export_notes.value
 
     assert s.update_role(0, node_selector=host("gpu-a", "a800-0")), s.error
-    s.acknowledge([finding_key(f) for f in s.unacknowledged()])
     s.backend_name, s.k8s_namespace = "kuberay", NAMESPACE
+    s.acknowledge([finding_key(f) for f in s.unacknowledged()])  # the export's warnings
     assert s.submit(wait=True) and s.submitted == s.job.name, s.error
     s._stop_monitor.set()
     s._monitor.join(timeout=30)

@@ -17,7 +17,7 @@ from ...i18n import Text
 from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import CHECKPOINTS, MEMBERS, RUNNING, JobSnapshot, WorkerSnapshot
 from ...rlark.job import MAIN_CONTAINER, Job
-from ..base import expectations
+from ..base import BackendError, expectations
 from ..checkpoints import local_checkpoints, local_directory
 from ..ray_members import members_from_dashboard
 from .api import Action, KubeApi, KubeApiError
@@ -44,6 +44,41 @@ def read_log(
         tail_lines=tail,
         deadline=deadline,
     )
+
+
+def read_worker_log(
+    api: KubeApi, namespace: str, name: str, workers: list[WorkerSnapshot], worker: str, tail: int
+) -> str:
+    """The log tail of the Worker named ``worker`` (its key ``role/index`` or its pod name)
+    among ``workers``, with the Workers to choose from when there is no such one."""
+    found = next((w for w in workers if worker in (w.key, w.name)), None)
+    if found is None:
+        known = ", ".join(w.key for w in workers)
+        raise BackendError(
+            Text(
+                "Job '{name}' has no Worker '{worker}' in namespace '{namespace}'.",
+                name=name,
+                worker=worker,
+                namespace=namespace,
+            ),
+            Text("Use one of its Workers: {workers}.", workers=known)
+            if known
+            else Text("Use one of its Workers: none yet."),
+        )
+    try:
+        return read_log(api, namespace, found.name, tail)
+    except KubeApiError as exc:
+        if exc.status != 400:
+            raise
+        raise BackendError(
+            Text(
+                "Worker {worker} ({pod}) has no log yet: {reason}",
+                worker=found.key,
+                pod=found.name,
+                reason=exc.text,
+            ),
+            Text("Wait until its container starts; `status` shows why it is waiting."),
+        ) from None
 
 
 class PodReader:

@@ -41,7 +41,7 @@ from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
 from ..k8s.config import connect
 from ..k8s.inventory import inventory_from
 from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
-from ..k8s.pods import read_log
+from ..k8s.pods import read_worker_log
 from .jobs import call_jobs
 from .preflight import access_findings, crd_findings, dry_run_findings, storage_findings
 from .snapshot import SnapshotReader, read_job
@@ -271,34 +271,7 @@ class KubernetesBackend:
             job = self.job(name)
             header = job.header.name if job is not None and job.header is not None else None
             worker = next((w.key for w in workers if w.role == header and w.index == 0), worker)
-        found = next((w for w in workers if worker in (w.key, w.name)), None)
-        if found is None:
-            known = ", ".join(w.key for w in workers)
-            raise BackendError(
-                Text(
-                    "Job '{name}' has no Worker '{worker}' in namespace '{namespace}'.",
-                    name=name,
-                    worker=worker,
-                    namespace=self.namespace,
-                ),
-                Text("Use one of its Workers: {workers}.", workers=known)
-                if known
-                else Text("Use one of its Workers: none yet."),
-            )
-        try:
-            return read_log(self.api, self.namespace, found.name, tail)
-        except KubeApiError as exc:
-            if exc.status != 400:
-                raise
-            raise BackendError(
-                Text(
-                    "Worker {worker} ({pod}) has no log yet: {reason}",
-                    worker=found.key,
-                    pod=found.name,
-                    reason=exc.text,
-                ),
-                Text("Wait until its container starts; `status` shows why it is waiting."),
-            ) from None
+        return read_worker_log(self.api, self.namespace, name, workers, worker, tail)
 
     # --- ending -------------------------------------------------------------------------------
     def stop(self, name: str) -> Text:

@@ -33,7 +33,7 @@ from ..k8s.config import connect
 from ..k8s.differences import spec_differences
 from ..k8s.inventory import inventory_from
 from ..k8s.nodes import namespace_findings
-from ..k8s.pods import read_log
+from ..k8s.pods import read_worker_log
 from .preflight import (
     access_findings,
     claim_findings,
@@ -281,34 +281,7 @@ class KubeRayBackend:
     def logs(self, name: str, worker: str, tail: int = 200) -> str:
         """Log tail of one Worker, named by its key (``role/index``) or its pod name."""
         workers = self.reader.workers_of(name)
-        found = next((w for w in workers if worker in (w.key, w.name)), None)
-        if found is None:
-            known = ", ".join(w.key for w in workers)
-            raise BackendError(
-                Text(
-                    "Job '{name}' has no Worker '{worker}' in namespace '{namespace}'.",
-                    name=name,
-                    worker=worker,
-                    namespace=self.namespace,
-                ),
-                Text("Use one of its Workers: {workers}.", workers=known)
-                if known
-                else Text("Use one of its Workers: none yet."),
-            )
-        try:
-            return read_log(self.api, self.namespace, found.name, tail)
-        except KubeApiError as exc:
-            if exc.status != 400:
-                raise
-            raise BackendError(
-                Text(
-                    "Worker {worker} ({pod}) has no log yet: {reason}",
-                    worker=found.key,
-                    pod=found.name,
-                    reason=exc.text,
-                ),
-                Text("Wait until its container starts; `status` shows why it is waiting."),
-            ) from None
+        return read_worker_log(self.api, self.namespace, name, workers, worker, tail)
 
     # --- ending -------------------------------------------------------------------------------
     def _nothing(self, name: str, verb: Text) -> Text:

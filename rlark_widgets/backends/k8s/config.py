@@ -13,7 +13,9 @@ import yaml
 from kubernetes import client, config
 
 from ...i18n import Text
+from ...rlark.site import SiteProfile
 from ..base import BackendError
+from .api import KubeApi, RetryPolicy
 
 IN_CLUSTER_NAMESPACE = Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
 
@@ -96,3 +98,21 @@ def connect(
         )
     configuration.retries = False
     return client.ApiClient(configuration), namespace
+
+
+def open_api(
+    api_client: client.ApiClient | None,
+    namespace: str | None,
+    config_file: str | os.PathLike[str] | None,
+    context: str | None,
+    timeout: float,
+    retry: RetryPolicy | None,
+    site: SiteProfile | None,
+) -> tuple[KubeApi, str]:
+    """The API wrapper and namespace a cluster backend works in: ``api_client`` wins, else the
+    kubeconfig (``config_file``, ``context``) or in-cluster; the namespace given, else the
+    context's, else ``default``."""
+    context_namespace = None
+    if api_client is None:
+        api_client, context_namespace = connect(config_file, context)
+    return KubeApi(api_client, timeout, retry, site), namespace or context_namespace or "default"

@@ -37,8 +37,8 @@ from ...rlark.site import SiteProfile
 from ...rlark.written import differences, normalised
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
-from ..k8s.config import connect
+from ..k8s.api import Action, KubeApiError, RetryPolicy
+from ..k8s.config import open_api
 from ..k8s.inventory import inventory_from
 from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
 from ..k8s.pods import read_worker_log
@@ -90,12 +90,10 @@ class KubernetesBackend:
         ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no exec
         needed then); ``site`` names the Job API, the node and Worker labels (else the example).
         """
-        context_namespace = None
-        if api_client is None:
-            api_client, context_namespace = connect(config_file, context)
-        self.namespace = namespace or context_namespace or "default"
+        self.api, self.namespace = open_api(
+            api_client, namespace, config_file, context, timeout, retry, site
+        )
         self.cluster = cluster
-        self.api = KubeApi(api_client, timeout, retry, site)
         self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = SnapshotReader(self.api, self.namespace, root)

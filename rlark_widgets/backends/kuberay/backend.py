@@ -28,8 +28,8 @@ from ...rlark.kuberay.schema import GROUP, VERSION
 from ...rlark.site import SiteProfile
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from ..k8s.api import Action, KubeApi, KubeApiError, RetryPolicy
-from ..k8s.config import connect
+from ..k8s.api import Action, KubeApiError, RetryPolicy
+from ..k8s.config import open_api
 from ..k8s.differences import spec_differences
 from ..k8s.inventory import inventory_from
 from ..k8s.nodes import namespace_findings
@@ -72,13 +72,11 @@ class KubeRayBackend:
     ) -> None:
         """As the Kubernetes backend; ``options`` say what to export (kind, TTLs, claims);
         ``site`` names the node labels and the Worker labels the pods carry (else the example)."""
-        context_namespace = None
-        if api_client is None:
-            api_client, context_namespace = connect(config_file, context)
-        self.namespace = namespace or context_namespace or "default"
+        self.api, self.namespace = open_api(
+            api_client, namespace, config_file, context, timeout, retry, site
+        )
         self.cluster = cluster
         self.options = options or ExportOptions()
-        self.api = KubeApi(api_client, timeout, retry, site)
         self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = KubeRaySnapshotReader(self.api, self.namespace, root)

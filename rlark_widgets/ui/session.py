@@ -797,6 +797,8 @@ class Session(HasTraits):
                     self.notices = (self.notices + told)[-NOTICES_KEPT:]
                 self.snapshot, self.diagnosis = snap, diagnose(snap)
                 self.history = extend(history, snap)
+                # The new view never sits beside the failed refresh's message before it.
+                self._say("error", "")
 
         return self._guard(action, Text("Refresh"))
 

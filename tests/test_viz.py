@@ -148,6 +148,17 @@ def test_cadence_lines_stay_few_for_long_runs() -> None:
     assert [s.y0 for s in checkpoint_figure(snap, 0.0).layout.shapes] == [2, 4, 6]
 
 
+@pytest.mark.parametrize(
+    ("expected", "step"), [(2, 1), (10, 1), (11, 2), (64, 10), (1000, 100), (1001, 200)]
+)
+def test_member_counts_get_a_few_whole_ticks_at_any_job_size(expected: int, step: int) -> None:
+    """One tick per member stays for a small Job; a 1,000-node Job gets about ten round ones
+    (1,001 labels took Chromium 10-25 s to lay out at every refresh)."""
+    snap = JobSnapshot("j", "kubernetes", 100.0, expected_workers=expected)
+    axis = members_figure([HistoryPoint.of(snap)]).layout.yaxis
+    assert axis.dtick == step and expected / axis.dtick <= 10 and axis.rangemode == "tozero"
+
+
 def test_history_keeps_counts_and_drops_the_oldest() -> None:
     workers = [WorkerSnapshot("actor", 1, i, f"a{i}", "Running") for i in range(1000)]
     workers[3].phase = "Failed"

@@ -43,16 +43,18 @@ from rlark_widgets.viz.run_charts import default_tags, gpu_figure, scalar_figure
 TAGS, STEPS = 4, 2500  # 10,000 points
 
 
-def write_curves(directory: Path) -> None:
-    """RLinf-style events: one Event per step carrying every tag's value."""
+def write_curves(directory: Path, started: float) -> None:
+    """RLinf-style events: one Event per step carrying every tag's value, logged between the
+    run's start and now (the monitor counts only this run's events: those since it started)."""
     writer = EventFileWriter(str(directory))
-    now = time.time() - STEPS
+    pace = (time.time() - started) / STEPS
     for step in range(1, STEPS + 1):
         values = [
             Summary.Value(tag=f"train/metric_{i}", simple_value=step * (i + 1.0))
             for i in range(TAGS)
         ]
-        writer.add_event(Event(wall_time=now + step, step=step, summary=Summary(value=values)))
+        wall_time = started + step * pace
+        writer.add_event(Event(wall_time=wall_time, step=step, summary=Summary(value=values)))
     writer.close()
 
 
@@ -64,8 +66,10 @@ def run() -> list[Result]:
             loaded_job(cluster, "load")
             tensorboard = Path(tmp) / "output" / "load" / "tensorboard"
             tensorboard.mkdir(parents=True)
-            write_curves(tensorboard)
             backend = cluster.backend()
+            run = backend.snapshot("load").run
+            assert run is not None and run.started is not None
+            write_curves(tensorboard, run.started)
             first = backend.snapshot("load")
             points = sum(len(s.steps) for s in first.scalars.values())
             assert points == TAGS * STEPS, (points, first.missing, CHECKPOINTS)

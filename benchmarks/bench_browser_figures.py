@@ -7,7 +7,8 @@ them when the tab shows). Target: at most 1 s each.
 
 And from a click on Refresh to the page showing a 1,000-Worker Job's new state (its summary
 and charts): the real app's Monitor step over a real Session and KubernetesBackend, against the
-API emulator with 1,000 Running pods (tests/kube_emulator.py). The notebook attaches the Session
+API emulator with 1,000 Running pods (tests/kube_emulator.py) whose Ray dashboard reports 8
+physical GPUs per node, their use changing at every refresh. The notebook attaches the Session
 to the Job rather than clicking through a 1,000-node submit. Target: at most 1 s.
 
 Run: ``.venv/bin/python benchmarks/bench_browser_figures.py`` (needs /usr/bin/chromium).
@@ -137,6 +138,39 @@ display(app.widget)
 """
 
 
+def report_gpus(cluster, name: str, utilisation: float) -> None:
+    """The head's dashboard answers its node summary as for 8 physical GPUs per Ray node (the
+    fields of tests/golden/ray_dashboard/node_summary_two_gpu_nodes.json), busy at
+    ``utilisation`` %; call after ``cluster.ray`` (the nodes it lists, alive or dead)."""
+    emulator = cluster.emulator
+    head = next(pod for pod in emulator.dashboards if pod.startswith(f"{name}-"))
+    gpus = [
+        {
+            "index": index,
+            "name": "NVIDIA A800-SXM4-80GB",
+            "utilizationGpu": utilisation,
+            "memoryUsed": 61234,
+            "memoryTotal": 81920,
+        }
+        for index in range(8)
+    ]
+    summary = [
+        {
+            "ip": row["node_ip"],
+            "gpus": gpus,
+            "raylet": {
+                "nodeId": row["node_id"],
+                "state": row["state"],
+                "isHeadNode": row["is_head_node"],
+                "labels": row["labels"],
+                "resourcesTotal": row["resources_total"],
+            },
+        }
+        for row in emulator.dashboards[head]
+    ]
+    emulator.summaries[head] = {"result": True, "msg": "", "data": {"summary": summary}}
+
+
 def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
     """(first refresh, best later refresh): a click on Refresh to the page showing the
     1,000-Worker Job's Ray members as the emulator now reports them, in its summary and in its
@@ -186,6 +220,7 @@ def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
                 times = []
                 for dead in range(rounds + 1):
                     cluster.ray("big", dead=tuple(range(1, dead + 1)))
+                    report_gpus(cluster, "big", 50.0 + dead)
                     alive = f"Ray members: {1000 - dead}/1000 alive"
                     start = time.perf_counter()
                     page.get_by_role("button", name="Refresh").click()

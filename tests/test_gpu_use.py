@@ -16,8 +16,9 @@ import pytest
 
 from rlark_widgets.backends.gpu_use import gpu_use_into, summary_rows
 from rlark_widgets.i18n import render
+from rlark_widgets.monitor.gpus import GpuUse
 from rlark_widgets.monitor.snapshot import RUNNING, JobSnapshot, WorkerSnapshot
-from rlark_widgets.viz.run_charts import gpu_figure
+from rlark_widgets.viz.run_charts import GPU_BAR_LIMIT, HEATMAP_HEIGHT, gpu_figure
 
 RECORDED = Path(__file__).parent / "golden" / "ray_dashboard"
 
@@ -83,3 +84,31 @@ def test_an_answer_that_is_not_a_node_summary_is_refused():
         summary_rows({"result": True, "data": None})
     with pytest.raises(ValueError, match="boom"):
         summary_rows({"result": False, "msg": "boom", "data": {}})
+
+
+def gpu_uses(workers: int, per_worker: int = 8) -> list[GpuUse]:
+    return [
+        GpuUse(f"actor/{w}", i, "NVIDIA A800-SXM4-80GB", float((w + i) % 101), 8192.0 * i, 81920.0)
+        for w in range(workers)
+        for i in range(per_worker)
+    ]
+
+
+def test_a_few_gpus_are_bars_and_many_a_worker_by_gpu_heatmap():
+    """Up to GPU_BAR_LIMIT GPUs one bar each; a 1,000-node Job's 8,000 are one row per Worker
+    and one column per GPU (16,000 bars took Chromium over a second at every refresh)."""
+    assert {t.type for t in gpu_figure(gpu_uses(GPU_BAR_LIMIT // 8), None).data} == {"bar"}
+    gpus = gpu_uses(1000)
+    del gpus[5]  # actor/0 did not report its GPU 5: a gap, not a zero
+    figure = gpu_figure(gpus, None)
+    utilisation, memory = figure.data
+    assert (utilisation.type, memory.type) == ("heatmap", "heatmap")
+    assert list(utilisation.x) == list(range(8)) and len(utilisation.y) == 1000
+    assert utilisation.y[0] == "actor/0" and utilisation.y[-1] == "actor/999"
+    assert utilisation.z[3][2] == 5.0 and memory.z[3][2] == pytest.approx(20.0)
+    assert utilisation.z[0][5] is None and memory.z[0][5] is None
+    assert (figure.layout.coloraxis.cmin, figure.layout.coloraxis.cmax) == (0, 100)
+    assert figure.layout.height <= HEATMAP_HEIGHT[1]
+    zh = gpu_figure(gpus, None, "zh")
+    assert zh.layout.title.text.startswith("各 Worker 的 GPU 使用情况")
+    assert [a.text for a in zh.layout.annotations] == ["利用率 %", "显存占用 %"]

@@ -17,6 +17,11 @@ from .palette import role_colour, transparent_layout
 #: Curves drawn at once: more would make panels too thin to read; the picker chooses.
 MAX_PANELS = 6
 PANEL_HEIGHT = 170
+#: GPUs drawn one bar each up to this many; more are a Worker x GPU heatmap (16,000 bars of a
+#: 1,000-node Job took Chromium over a second to draw, and their labels could not be read).
+GPU_BAR_LIMIT = 64
+#: The heatmap's height: a few pixels per Worker, between these bounds.
+HEATMAP_HEIGHT = (280, 560)
 
 
 def default_tags(scalars: dict[str, ScalarSeries], count: int = 3) -> list[str]:
@@ -70,6 +75,8 @@ def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Fi
         title = note or Text("GPU use: no GPU metrics reported")
         figure.update_layout(**transparent_layout(title=title.render(lang), height=120))
         return figure
+    if len(gpus) > GPU_BAR_LIMIT:
+        return gpu_heatmap(gpus, lang)
     labels = [f"{g.worker} · GPU {g.index}" for g in gpus]
     memory = [100 * g.memory_used / g.memory_total if g.memory_total else 0.0 for g in gpus]
     hover = [f"{g.name}<br>{g.memory_used:.0f} / {g.memory_total:.0f} MiB" for g in gpus]
@@ -99,4 +106,46 @@ def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Fi
         )
     )
     figure.update_yaxes(range=[0, 100])
+    return figure
+
+
+def gpu_heatmap(gpus: list[GpuUse], lang: str = "en") -> go.Figure:
+    """Utilisation and memory of many GPUs: one row per Worker (in ``gpus``' order), one column
+    per GPU index, side by side on one 0-100 % colour scale; a GPU not reported is a gap."""
+    workers = list(dict.fromkeys(g.worker for g in gpus))
+    indices = sorted({g.index for g in gpus})
+    row, column = {w: i for i, w in enumerate(workers)}, {g: j for j, g in enumerate(indices)}
+    utilisation: list[list[float | None]] = [[None] * len(indices) for _ in workers]
+    memory: list[list[float | None]] = [[None] * len(indices) for _ in workers]
+    for g in gpus:
+        utilisation[row[g.worker]][column[g.index]] = g.utilization
+        memory[row[g.worker]][column[g.index]] = (
+            100 * g.memory_used / g.memory_total if g.memory_total else None
+        )
+    names = [Text("utilisation %").render(lang), Text("memory used %").render(lang)]
+    figure = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=names)
+    for col, (name, z) in enumerate(zip(names, (utilisation, memory), strict=True), start=1):
+        figure.add_trace(
+            go.Heatmap(
+                x=indices,
+                y=workers,
+                z=z,
+                name=name,
+                coloraxis="coloraxis",
+                hovertemplate="%{y} · GPU %{x}<br>" + name + ": %{z:.0f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+    low, high = HEATMAP_HEIGHT
+    title = Text("GPU use per Worker (Ray dashboard): one row per Worker, one column per GPU")
+    figure.update_layout(
+        **transparent_layout(
+            title=title.render(lang),
+            height=min(high, max(low, 120 + 4 * len(workers))),
+            coloraxis=dict(cmin=0, cmax=100, colorscale="Viridis"),
+        )
+    )
+    figure.update_xaxes(dtick=1, tickprefix="GPU ")
+    figure.update_yaxes(autorange="reversed")  # the first Worker (the Header) at the top
     return figure

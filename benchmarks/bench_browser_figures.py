@@ -121,10 +121,15 @@ def topology_times(rounds: int) -> dict[int, float]:
     return best
 
 
-#: The page shows a refresh when its summary and its Ray-members chart both say ``alive``.
-SHOWN = """([text, alive]) => document.body.innerText.includes(text) &&
-  [...document.querySelectorAll('.js-plotly-plot')].some(p => p.data && p.data.some(
-    t => t.name === 'alive' && t.y && t.y.length && t.y[t.y.length - 1] === alive))"""
+#: The page shows a refresh when its summary and its Ray-members chart both say ``alive``
+#: and its GPU chart draws the Header's first GPU at ``busy`` % (the whole refresh has arrived).
+SHOWN = """([text, alive, busy]) => {
+  const plots = [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.data);
+  return document.body.innerText.includes(text) &&
+    plots.some(p => p.data.some(
+      t => t.name === 'alive' && t.y && t.y.length && t.y[t.y.length - 1] === alive)) &&
+    plots.some(p => p.data.some(t => t.type === 'heatmap' && t.z && t.z[0][0] === busy));
+}"""
 MONITOR_NOTEBOOK = """
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
@@ -174,7 +179,7 @@ def report_gpus(cluster, name: str, utilisation: float) -> None:
 def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
     """(first refresh, best later refresh): a click on Refresh to the page showing the
     1,000-Worker Job's Ray members as the emulator now reports them, in its summary and in its
-    chart (the first refresh also builds the charts)."""
+    chart, and its GPUs' new use (the first refresh also builds the charts)."""
     import tempfile
 
     import nbformat
@@ -220,11 +225,12 @@ def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
                 times = []
                 for dead in range(rounds + 1):
                     cluster.ray("big", dead=tuple(range(1, dead + 1)))
-                    report_gpus(cluster, "big", 50.0 + dead)
+                    busy = 50.0 + dead
+                    report_gpus(cluster, "big", busy)
                     alive = f"Ray members: {1000 - dead}/1000 alive"
                     start = time.perf_counter()
                     page.get_by_role("button", name="Refresh").click()
-                    page.wait_for_function(SHOWN, arg=[alive, 1000 - dead], timeout=180_000)
+                    page.wait_for_function(SHOWN, arg=[alive, 1000 - dead, busy], timeout=180_000)
                     times.append(time.perf_counter() - start)
                 browser.close()
         finally:

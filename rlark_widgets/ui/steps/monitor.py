@@ -52,9 +52,6 @@ class MonitorStep:
         self.status = w.HTML()
         self.summary = w.HTML()
         self.members, self.workers, self.checkpoints = LazyFigure(), LazyFigure(), LazyFigure()
-        self.inside = RunPanels(session)  # curves, GPU use, links out
-        self.runs = RunsPanel(session)  # every Job of the backend; reattach to one
-        self.all_logs = LogPanel(session)  # search, follow and zip every Worker's log
         self.worker_choice = t(
             w.Dropdown(options=[], style={"description_width": "80px"}),
             description=Text("Log"),
@@ -89,6 +86,11 @@ class MonitorStep:
         session.observe(lambda _: self.render_monitor(), ["snapshot", "lang"])
         session.observe(lambda _: self.show_log(), ["snapshot"])  # follow new lines
         session.observe(lambda _: self.render_record(), ["lang"])
+        # made after the observers above: a refresh draws the banner and the Ray and Worker
+        # charts first, then the panels inside the run (a 1,000-Worker GPU heatmap takes longer)
+        self.inside = RunPanels(session)  # curves, GPU use, links out
+        self.runs = RunsPanel(session)  # every Job of the backend; reattach to one
+        self.all_logs = LogPanel(session)  # search, follow and zip every Worker's log
         self.widget = w.VBox(
             [
                 t.heading(Text("Submit and monitor")),

@@ -18,7 +18,9 @@ from test_cli_jobs import write_kubeconfig
 from test_kubernetes_backend import NAMESPACE, host
 from test_run_identity import local_job
 
+from rlark_widgets.backends.all_logs import all_logs
 from rlark_widgets.rlark.build import JobSettings
+from rlark_widgets.rlark.logs import RUN_LOG
 from rlark_widgets.rlark.planner import job_role_reasons
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session, finding_key
@@ -182,6 +184,31 @@ def test_the_monitor_watches_a_finished_job_until_its_workers_are_gone(kube, kub
     s._monitor.join(timeout=10)
     assert not s._monitor.is_alive() and not s.snapshot.exists
     assert not s.can_stop() and not s.can_delete()
+
+
+def test_logs_read_at_a_refresh_use_its_workers_instead_of_listing_them_again(kube, kube_session):
+    """The log box follows new lines at every refresh: its Worker comes from the snapshot just
+    taken (listing a 1,000-Worker Job's pods again cost as much as the snapshot's own listing)."""
+    s = kube_session
+    assert s.submit(wait=True), s.error
+    s._stop_monitor.set()
+    name = s.submitted
+    kube.start_workers(name)
+    kube.run_all(name)
+    header = next(w for w in s.backend().snapshot(name).workers if w.head)
+    kube.emulator.logs[header.name] = "placement verified\nstep 1"
+    assert s.refresh(), s.error
+    api = s.backend().api
+    before = api.requests
+    assert s.logs(RUN_LOG).splitlines() == ["placement verified", "step 1"], s.error
+    assert api.requests - before == 2  # the Job (who is the Header) and the log: no pod list
+    before = api.requests
+    s.backend().snapshot(name)
+    snapshot = api.requests - before
+    before = api.requests
+    found = all_logs(s.backend(), name)  # one snapshot, then one request per log
+    assert found == {header.key: "placement verified\nstep 1\n"}  # the run log: the Header's
+    assert api.requests - before == snapshot + 3  # + the Job and the run log, the Header's log
 
 
 # --- the whole journey on real Ray ------------------------------------------------------------

@@ -20,13 +20,14 @@ def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
     of the Job's snapshot, in rank order; a Worker whose log cannot be read says why. Where the
     run log is a Worker's own log (Kubernetes: the Header's), it is listed once, as that Worker's.
     """
-    workers = [w.key for w in backend.snapshot(name).workers]
+    listed = backend.snapshot(name).workers  # listed once for every log (1,000 Workers: not
+    workers = [w.key for w in listed]  # 1,000 listings of 1,000 pods)
     found: dict[str, str] = {}
     with suppress(BackendError):  # a backend without a separate run log: the Header's has it
-        found[RUN_LOG] = redact(backend.logs(name, RUN_LOG, tail))
+        found[RUN_LOG] = redact(backend.logs(name, RUN_LOG, tail, listed))
     for worker in workers:
         try:
-            found[worker] = redact(backend.logs(name, worker, tail))
+            found[worker] = redact(backend.logs(name, worker, tail, listed))
         except BackendError as exc:
             found[worker] = f"({exc.text})"
     if RUN_LOG in found and any(found[RUN_LOG] == found[w] for w in workers):

@@ -17,7 +17,7 @@ from ..contract import (
 )
 from ..findings import Finding, Severity
 from ..i18n import Text, TextError, render
-from ..monitor.snapshot import JobSnapshot
+from ..monitor.snapshot import JobSnapshot, WorkerSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
 
@@ -142,7 +142,12 @@ class Backend(Protocol):
 
     def snapshot(self, name: str) -> JobSnapshot: ...
 
-    def logs(self, name: str, worker: str, tail: int = 200) -> str: ...
+    def logs(
+        self, name: str, worker: str, tail: int = 200, workers: list[WorkerSnapshot] | None = None
+    ) -> str:
+        """A Worker's log tail; ``workers``: the Job's Workers as a snapshot just listed them,
+        so reading many logs lists them once, not once per log (None: listed here)."""
+        ...
 
     def stop(self, name: str) -> Text:
         """What stopping did, as a message (rendered when shown)."""

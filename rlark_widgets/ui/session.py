@@ -865,11 +865,16 @@ class Session(HasTraits):
         return done
 
     def logs(self, worker: str, tail: int = 200) -> str:
+        """A log of the watched Job, found among the Workers of its latest snapshot (read again
+        at every refresh: listing a 1,000-Worker Job's pods once more cost as much again)."""
         out: list[str] = []
-        self._guard(
-            lambda: out.append(clean_log(self.backend().logs(self.submitted, worker, tail))),
-            Text("Logs"),
-        )
+        snap = self.snapshot
+        listed = (snap.workers or None) if snap is not None and snap.job == self.submitted else None
+
+        def action() -> None:
+            out.append(clean_log(self.backend().logs(self.submitted, worker, tail, listed)))
+
+        self._guard(action, Text("Logs"))
         return out[0] if out else ""
 
     def all_logs(self) -> dict[str, str]:

@@ -29,7 +29,7 @@ from kubernetes import client
 
 from ...findings import Finding, has_errors
 from ...i18n import Text
-from ...monitor.snapshot import JobSnapshot
+from ...monitor.snapshot import JobSnapshot, WorkerSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
@@ -261,10 +261,13 @@ class KubernetesBackend:
     def snapshot(self, name: str) -> JobSnapshot:
         return self.reader.read(name)
 
-    def logs(self, name: str, worker: str, tail: int = 200) -> str:
+    def logs(
+        self, name: str, worker: str, tail: int = 200, workers: list[WorkerSnapshot] | None = None
+    ) -> str:
         """Log tail of one of this run's Workers, named by its key (``role/index``) or its pod
-        name; ``run`` is the run script's output, which is the Header Worker's log."""
-        workers = self.reader.workers(name)
+        name; ``run`` is the run script's output, which is the Header Worker's log. ``workers``:
+        this run's Workers from a snapshot just taken (None: its pods are listed here)."""
+        workers = self.reader.workers(name) if workers is None else workers
         if worker == RUN_LOG:
             job = self.job(name)
             header = job.header.name if job is not None and job.header is not None else None

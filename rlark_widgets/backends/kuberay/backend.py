@@ -20,7 +20,7 @@ from kubernetes import client
 
 from ...findings import Finding, Severity, has_errors
 from ...i18n import Text
-from ...monitor.snapshot import JobSnapshot
+from ...monitor.snapshot import JobSnapshot, WorkerSnapshot
 from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, Export, ExportOptions, export_job, read_kuberay
@@ -276,9 +276,12 @@ class KubeRayBackend:
     def snapshot(self, name: str) -> JobSnapshot:
         return self.reader.read(name)
 
-    def logs(self, name: str, worker: str, tail: int = 200) -> str:
-        """Log tail of one Worker, named by its key (``role/index``) or its pod name."""
-        workers = self.reader.workers_of(name)
+    def logs(
+        self, name: str, worker: str, tail: int = 200, workers: list[WorkerSnapshot] | None = None
+    ) -> str:
+        """Log tail of one Worker, named by its key (``role/index``) or its pod name; ``workers``:
+        from a snapshot just taken (None: its pods are listed here)."""
+        workers = self.reader.workers_of(name) if workers is None else workers
         return read_worker_log(self.api, self.namespace, name, workers, worker, tail)
 
     # --- ending -------------------------------------------------------------------------------

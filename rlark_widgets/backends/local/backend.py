@@ -33,7 +33,7 @@ import psutil
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...input_files import read_input_text
-from ...monitor.snapshot import JobSnapshot
+from ...monitor.snapshot import JobSnapshot, WorkerSnapshot
 from ...rlark.inventory import Inventory, site_node
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
@@ -191,8 +191,11 @@ class LocalBackend:
     def snapshot(self, name: str) -> JobSnapshot:
         return read_snapshot(JobDir.of(self.workspace, name))
 
-    def logs(self, name: str, worker: str, tail: int = 200) -> str:
-        """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's."""
+    def logs(
+        self, name: str, worker: str, tail: int = 200, workers: list[WorkerSnapshot] | None = None
+    ) -> str:
+        """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's
+        (``workers`` is not needed: the Job's spec names every log file)."""
         where, spec = self._existing(name)
         if worker == RUN_LOG:
             lines = tail_lines(Path(spec.run.log), tail)

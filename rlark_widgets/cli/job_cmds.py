@@ -471,7 +471,7 @@ def run_record(args: argparse.Namespace) -> int:
         logs = {}
         for worker in snap.workers:
             try:
-                logs[worker.key] = backend.logs(args.name, worker.key, tail=500)
+                logs[worker.key] = backend.logs(args.name, worker.key, 500, snap.workers)
             except BackendError as exc:
                 missing = Text("(log not available: {message})", message=exc.text)
                 logs[worker.key] = missing.render(RECORD_LANG) + "\n"

@@ -8,6 +8,7 @@ shape (dashboard/modules/reporter/reporter_models.py).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -19,6 +20,7 @@ from rlark_widgets.backends.gpu_use import gpu_use_into, summary_rows
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.gpus import GpuUse
 from rlark_widgets.monitor.snapshot import RUNNING, JobSnapshot, WorkerSnapshot
+from rlark_widgets.monitor.summary import gpu_line
 from rlark_widgets.viz.run_charts import GPU_BAR_LIMIT, HEATMAP_HEIGHT, gpu_figure
 
 RECORDED = Path(__file__).parent / "golden" / "ray_dashboard"
@@ -113,3 +115,23 @@ def test_a_few_gpus_are_bars_and_many_a_worker_by_gpu_heatmap():
     zh = gpu_figure(gpus, None, "zh")
     assert zh.layout.title.text.startswith("各 Worker 的 GPU 使用情况")
     assert [a.text for a in zh.layout.annotations] == ["利用率 %", "显存占用 %"]
+
+
+def test_the_summary_lists_a_few_gpus_and_sums_up_many():
+    """Each GPU of a small Job by name; a 1,000-node Job's 8,000 as their count, mean, lowest
+    and highest (listed one by one they made a 150 KB line at every refresh)."""
+    few = gpu_uses(2)
+    assert render(gpu_line(few)) == "GPU use: " + ", ".join(
+        f"actor/{w}#{i} {float((w + i) % 101)}%" for w in range(2) for i in range(8)
+    )
+    many = gpu_uses(1000)
+    line = gpu_line(many)
+    mean = sum(g.utilization or 0.0 for g in many) / len(many)
+    assert render(line) == (
+        f"GPU use: 8000 GPUs, mean {mean:.0f}%, lowest actor/0#0 0.0%, highest actor/93#7 100.0%"
+    )
+    assert render(line, "zh") == (
+        f"GPU 使用：共 8000 块 GPU，平均 {mean:.0f}%，最低 actor/0#0 0.0%，最高 actor/93#7 100.0%"
+    )
+    unknown = [dataclasses.replace(g, utilization=None) for g in many]
+    assert render(gpu_line(unknown)) == "GPU use: 8000 GPUs, none reports its utilisation"

@@ -113,13 +113,13 @@ def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Fi
 def gpu_heatmap(gpus: list[GpuUse], lang: str = "en") -> go.Figure:
     """Utilisation and memory of many GPUs: one row per Worker (in ``gpus``' order), one column
     per GPU index, side by side on one 0-100 % colour scale; a GPU not reported is a gap (NaN).
-    The cells are numpy arrays: plotly checks a list's 8,000 values one by one at every refresh
+    The cells are float32 arrays: plotly checks a list's 8,000 values one by one at every refresh
     (0.1-0.3 s of the kernel's time for a 1,000-node Job), an array's at once."""
     workers = list(dict.fromkeys(g.worker for g in gpus))
     indices = sorted({g.index for g in gpus})
     row, column = {w: i for i, w in enumerate(workers)}, {g: j for j, g in enumerate(indices)}
-    utilisation = np.full((len(workers), len(indices)), np.nan)
-    memory = np.full((len(workers), len(indices)), np.nan)
+    utilisation = np.full((len(workers), len(indices)), np.nan, dtype=np.float32)
+    memory = np.full((len(workers), len(indices)), np.nan, dtype=np.float32)
     for g in gpus:
         cell = row[g.worker], column[g.index]
         if g.utilization is not None:

@@ -41,6 +41,7 @@ from ..pipeline import (
     submit_checked,
     weighed_findings,
 )
+from ..resume import LATEST, in_progress, resume, resume_choices, resumed_text
 from ..rlark.admin_request import build_admin_request
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
 from ..rlark.facts import RecordFacts
@@ -162,6 +163,7 @@ class Session(HasTraits):
     notices = List(Instance(Notice))  # the watched run's latest events, newest last
     submitted_at = Float(None, allow_none=True)
     delete_pending = Unicode("")  # what Delete would remove, while it waits for confirmation
+    resume_from = Unicode(LATEST)  # the Resume picker: latest or global_step_N (kept as chosen)
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
     def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
@@ -777,6 +779,74 @@ class Session(HasTraits):
 
             if self._guard(action, Text("Submit")):
                 self.start_monitor()
+        finally:
+            self.busy = False
+            self._submit_lock.release()
+
+    def resume_choices(self) -> list[str]:
+        """The Resume picker: latest and each checkpoint of any run of the watched Job."""
+        return resume_choices(self.snapshot) if self.submitted else []
+
+    def can_resume(self) -> bool:
+        """Resume needs a checkpoint of the watched Job and no run of it in progress."""
+        snap = self.snapshot
+        return (
+            bool(self.submitted)
+            and not self.busy
+            and snap is not None
+            and not in_progress(snap)
+            and bool(self.resume_choices())
+        )
+
+    def resume(self, which: str | None = None, wait: bool = False) -> bool:
+        """A new run of the watched Job from checkpoint ``which`` (None: the picker's choice),
+        in the background like Submit; a refusal shows as ``error`` with its fix."""
+        if which is not None:
+            self.resume_from = which
+        if not self._submit_lock.acquire(blocking=False):
+            return False
+        if not self.can_resume():
+            self._submit_lock.release()
+            self._say(
+                "error",
+                Text(
+                    "Resume is disabled: it needs a watched Job with a checkpoint and no run in"
+                    " progress (Stop it first)."
+                ),
+            )
+            return False
+        self.busy = True
+        self._say("status", Text("Resuming…"))
+        worker = threading.Thread(
+            target=self._resume_in_background, name="rlark-resume", daemon=True
+        )
+        worker.start()
+        if wait:
+            worker.join()
+        return True
+
+    def _resume_in_background(self) -> None:
+        try:
+
+            def action() -> None:
+                self._stop_monitor.set()
+                done = resume(self.backend(), self.submitted, self.resume_from)
+                result, problems = done.submission.result, done.submission.blocking
+                if result is not None and not result.created:  # the name is held elsewhere
+                    raise BackendError(result.text)
+                if result is None:
+                    raise BackendError(
+                        Text(
+                            "Preflight failed: {problems}",
+                            problems=Listing(f.text for f in problems),
+                        ),
+                        problems[0].fix_text if problems else "",
+                    )
+                self.submitted_at, self.history, self.notices = time.time(), [], []
+                self._say("status", resumed_text(done))
+
+            self._guard(action, Text("Resume"))
+            self.start_monitor()
         finally:
             self.busy = False
             self._submit_lock.release()

@@ -72,6 +72,7 @@ log = logging.getLogger(__name__)
 
 ROLE, JOB, MOUNTS = Text("Role"), Text("Job"), Text("Mounts")  # what failed, in the error banner
 SUBMITTING = Text("Submitting…")
+REFRESH = Text("Refresh")
 #: The Job form's text fields: JobSettings fields, then the run-record facts.
 SETTINGS_FIELDS = tuple(f.name for f in fields(JobSettings) if f.name != "mounts")
 FACT_FIELDS = ("rlinf_commit", "image_digest")
@@ -175,6 +176,7 @@ class Session(HasTraits):
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
         self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
+        self._failed: Text | str | None = None  # the action the shown error is from
         #: the last pipeline result (the Export choice, the sheet, the admin request)
         self.planned: PlannedJob | None = None
 
@@ -195,11 +197,16 @@ class Session(HasTraits):
         setattr(self, trait, render(message, self.lang))
 
     # --- guarded actions -------------------------------------------------------------------------
-    def _guard(self, action: Callable[[], None], what: Text | str) -> bool:
-        """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback."""
+    def _guard(self, action: Callable[[], None], what: Text | str, *, clears: bool = True) -> bool:
+        """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback.
+
+        On success the error is cleared; ``clears`` False: only an error of this same action
+        (the background refresh must not wipe what a click was refused for).
+        """
         try:
             action()
         except (TextError, InventoryError, OSError, ValueError) as exc:
+            self._failed = what
             message, fix = _problem(exc)
             self._say(
                 "error",
@@ -209,6 +216,7 @@ class Session(HasTraits):
             )
             return False
         except Exception as exc:  # the app must never show a traceback
+            self._failed = what
             log.exception("unexpected error during %s", what)
             self._say(
                 "error",
@@ -219,7 +227,8 @@ class Session(HasTraits):
                 ),
             )
             return False
-        self._say("error", "")
+        if clears or self._failed == what:
+            self._say("error", "")
         return True
 
     # --- import ------------------------------------------------------------------------------------
@@ -829,7 +838,6 @@ class Session(HasTraits):
         try:
 
             def action() -> None:
-                self._stop_monitor.set()
                 done = resume(self.backend(), self.submitted, self.resume_from)
                 result, problems = done.submission.result, done.submission.blocking
                 if result is not None and not result.created:  # the name is held elsewhere
@@ -845,8 +853,8 @@ class Session(HasTraits):
                 self.submitted_at, self.history, self.notices = time.time(), [], []
                 self._say("status", resumed_text(done))
 
-            self._guard(action, Text("Resume"))
-            self.start_monitor()
+            if self._guard(action, Text("Resume")):
+                self.start_monitor()
         finally:
             self.busy = False
             self._submit_lock.release()
@@ -868,9 +876,10 @@ class Session(HasTraits):
                 self.snapshot, self.diagnosis = snap, diagnose(snap)
                 self.history = extend(history, snap)
                 # The new view never sits beside the failed refresh's message before it.
-                self._say("error", "")
+                if self._failed == REFRESH:
+                    self._say("error", "")
 
-        return self._guard(action, Text("Refresh"))
+        return self._guard(action, REFRESH, clears=False)
 
     def start_monitor(self, interval: float = 3.0) -> None:
         """Refresh now, then in the background until the Job has ended and its Workers are

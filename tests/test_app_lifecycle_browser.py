@@ -112,6 +112,15 @@ def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) ->
     page.get_by_placeholder("0:8,1:4 (overrides the slider)").fill("0:2,1:2")
     page.get_by_role("button", name="Apply").click()
     tab(page, "5 Job")
+    # Outputs on a persistent mount: a resume refuses a checkpoint under no mount.
+    for placeholder, value in (
+        ("object storage for outputs", "oss-rlinf"),
+        ("/mnt/output", "/mnt/output"),
+    ):
+        box = page.get_by_placeholder(placeholder, exact=True)
+        box.fill(value)
+        box.press("Enter")
+    page.wait_for_timeout(2_000)  # the findings re-render with the mount
     boxes = page.get_by_label("I understand")
     for index in range(boxes.count()):
         boxes.nth(index).check()

@@ -855,6 +855,8 @@ class Session(HasTraits):
 
             if self._guard(action, Text("Resume")):
                 self.start_monitor()
+            else:  # refused: "Resuming…" would stay beside the reason
+                self._say("status", "")
         finally:
             self.busy = False
             self._submit_lock.release()

@@ -44,7 +44,9 @@ class MonitorStep:
         self.delete = t(w.Button(icon="trash", button_style="danger"), description=Text("Delete"))
         self.refresh = t(w.Button(icon="refresh"), description=Text("Refresh"))
         self.resume_choice = t(
-            w.Dropdown(options=[], layout=w.Layout(width="260px")),
+            w.Dropdown(
+                options=[], style={"description_width": "initial"}, layout=w.Layout(width="300px")
+            ),
             description=Text("Resume from"),
         )
         self.resume = t(w.Button(icon="play", button_style="info"), description=Text("Resume"))

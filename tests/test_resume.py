@@ -37,6 +37,7 @@ from rlark_widgets.resume import (
 )
 from rlark_widgets.rlark.job import Job
 from rlark_widgets.ui.session import Session
+from rlark_widgets.ui.steps.monitor import MonitorStep
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -326,26 +327,36 @@ def test_cli_resubmit_on_kubernetes_prints_the_change_and_refuses_with_a_fix(
     ]
 
 
-def test_the_session_resumes_the_watched_kubernetes_job(
+def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_checkpoint(
     kube: Cluster, tmp_path, monkeypatch
 ) -> None:
     trained(kube)
     monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kubeconfig", kube.url)))
     s = Session(workspace=tmp_path)
     s.backend_name, s.k8s_namespace = "kubernetes", NAMESPACE
+    monitor = MonitorStep(s)
+    assert monitor.resume.disabled and monitor.resume_choice.options == ()
     s.attach("demo")
     s._stop_monitor.set()  # this test refreshes by hand (the run's Workers keep it watching)
     s._monitor.join(timeout=30)
     assert s.refresh(), s.error
     assert s.resume_choices() == ["latest", "global_step_20", "global_step_10"] and s.can_resume()
-    assert s.resume(wait=True), s.error
+    assert [value for _, value in monitor.resume_choice.options] == s.resume_choices()
+    assert not monitor.resume.disabled and monitor.resume_choice.value == "latest"
+    monitor.resume_choice.value = "global_step_10"
+    assert s.refresh() and monitor.resume_choice.value == s.resume_from == "global_step_10"
+    monitor.resume.click()
+    deadline = time.monotonic() + 60
+    while s.busy and time.monotonic() < deadline:
+        time.sleep(0.1)
+    s._stop_monitor.set()
     assert s.error == "", s.error
     assert s.status.startswith(
-        f"Resuming Job 'demo' from global_step_20 ({CHECKPOINTS}/global_step_20). Run script:"
-        f" runner.resume_dir={CHECKPOINTS}/global_step_20 appended to the RLinf launch line."
+        f"Resuming Job 'demo' from global_step_10 ({CHECKPOINTS}/global_step_10). Run script:"
+        f" runner.resume_dir={CHECKPOINTS}/global_step_10 appended to the RLinf launch line."
         " The old run was stopped first: Stopped Job 'demo'"
     )
-    assert (
-        f"runner.resume_dir={CHECKPOINTS}/global_step_20" in kube.job("demo")["spec"]["runScript"]
-    )
-    s._stop_monitor.set()
+    script = kube.job("demo")["spec"]["runScript"]
+    assert f"runner.resume_dir={CHECKPOINTS}/global_step_10" in script
+    assert s.refresh(), s.error  # the new run: no phase yet, in progress
+    assert not s.can_resume() and monitor.resume.disabled

@@ -138,9 +138,10 @@ def verified(job: Job, snap: JobSnapshot, checkpoint: Checkpoint, path: str) -> 
 def with_resume_dir(script: str, path: str) -> tuple[str, Text]:
     """The run script with ``runner.resume_dir=path`` and the one change, in words.
 
-    An override already there is replaced (each, as Hydra keeps the last); otherwise it is
-    appended to the RLinf launch line (the last line naming ``--config-name``/``--config-path``,
-    after its ``\\`` continuations).
+    An override already there is replaced (each, as Hydra keeps the last, with its ``+``);
+    otherwise ``++runner.resume_dir=`` is appended to the RLinf launch line (the last line naming
+    ``--config-name``/``--config-path``, after its ``\\`` continuations): Hydra's plain form fails
+    on a config without the key and ``+`` on one that has it, ``++`` works on both.
     """
     value = shlex.quote(path)
     found = RESUME_OVERRIDE.findall(script)
@@ -169,9 +170,11 @@ def with_resume_dir(script: str, path: str) -> tuple[str, Text]:
     end = launch[-1]
     while lines[end].rstrip().endswith("\\") and end + 1 < len(lines):
         end += 1
-    lines[end] = f"{lines[end].rstrip()} runner.resume_dir={value}"
+    lines[end] = f"{lines[end].rstrip()} ++runner.resume_dir={value}"
     return "\n".join(lines), Text(
-        "Run script: runner.resume_dir={path} appended to the RLinf launch line.", path=value
+        "Run script: ++runner.resume_dir={path} appended to the RLinf launch line (++ sets it"
+        " whether or not the config has the key).",
+        path=value,
     )
 
 
@@ -286,6 +289,8 @@ def resumed_text(done: Resumption) -> Text:
         ),
         done.change,
     ]
-    if done.stopped is not None:
-        parts.append(Text("The old run was stopped first: {what}", what=done.stopped))
+    if (
+        done.stopped is not None
+    ):  # the backend's own words (they speak of a plain restart) are in --json
+        parts.append(Text("The old run's Workers were stopped first."))
     return Listing(parts, " ")

@@ -57,12 +57,12 @@ def test_resume_dir_is_appended_to_the_launch_line_after_its_continuations() -> 
     assert lines[2] == "# python main.py --config-name old"  # a comment is no launch line
     assert lines[4] == (
         "  --config-name maniskill runner.logger.log_path=/mnt/output/demo"
-        " runner.resume_dir=/mnt/output/demo/checkpoints/global_step_4"
+        " ++runner.resume_dir=/mnt/output/demo/checkpoints/global_step_4"
     )
     assert lines[5] == "echo done" and script.count("runner.resume_dir=") == 1
     assert str(change) == (
-        "Run script: runner.resume_dir=/mnt/output/demo/checkpoints/global_step_4 appended to"
-        " the RLinf launch line."
+        "Run script: ++runner.resume_dir=/mnt/output/demo/checkpoints/global_step_4 appended to"
+        " the RLinf launch line (++ sets it whether or not the config has the key)."
     )
     assert change.render("zh").startswith("运行脚本：已在 RLinf 启动命令末尾追加")
 
@@ -77,6 +77,13 @@ def test_an_existing_resume_dir_is_replaced_and_the_change_names_both() -> None:
         "Run script: runner.resume_dir=/mnt/o/global_step_2 becomes"
         " runner.resume_dir='/mnt/o/my dir/global_step_6'."
     )
+
+
+def test_an_appended_key_form_is_kept_when_replaced() -> None:
+    script, _ = with_resume_dir(
+        "python x.py --config-name c +runner.resume_dir=/a/global_step_1", "/b/global_step_3"
+    )
+    assert script == "python x.py --config-name c +runner.resume_dir=/b/global_step_3"
 
 
 def test_a_script_without_an_rlinf_launch_line_is_refused_with_the_line_to_add() -> None:
@@ -242,7 +249,7 @@ def test_kubernetes_resume_stops_the_ended_run_and_submits_the_resume_dir(kube: 
     script = new["spec"]["runScript"]
     assert script == LAUNCH.replace(
         "log_path=/mnt/output/demo",
-        f"log_path=/mnt/output/demo runner.resume_dir={CHECKPOINTS}/global_step_20",
+        f"log_path=/mnt/output/demo ++runner.resume_dir={CHECKPOINTS}/global_step_20",
     )
     assert str(resumed_text(done)).startswith(
         f"Resuming Job 'demo' from global_step_20 ({CHECKPOINTS}/global_step_20). Run script:"
@@ -318,7 +325,9 @@ def test_cli_resubmit_on_kubernetes_prints_the_change_and_refuses_with_a_fix(
         11,
         True,
     )
-    assert data["change"].endswith("appended to the RLinf launch line.")
+    assert data["change"].endswith(
+        "appended to the RLinf launch line (++ sets it whether or not the config has the key)."
+    )
     # The new run has no Worker of its own yet: nothing to read the checkpoints through.
     code, out, err = cli(capsys, "--lang", "zh", "resubmit", "demo", *flags)
     assert code == 1 and err.splitlines() == [
@@ -351,10 +360,11 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
         time.sleep(0.1)
     s._stop_monitor.set()
     assert s.error == "", s.error
-    assert s.status.startswith(
+    assert s.status == (
         f"Resuming Job 'demo' from global_step_10 ({CHECKPOINTS}/global_step_10). Run script:"
-        f" runner.resume_dir={CHECKPOINTS}/global_step_10 appended to the RLinf launch line."
-        " The old run was stopped first: Stopped Job 'demo'"
+        f" ++runner.resume_dir={CHECKPOINTS}/global_step_10 appended to the RLinf launch line (++"
+        " sets it whether or not the config has the key). The old run's Workers were stopped"
+        " first."
     )
     script = kube.job("demo")["spec"]["runScript"]
     assert f"runner.resume_dir={CHECKPOINTS}/global_step_10" in script

@@ -23,8 +23,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="start a new run of a Job from one of its checkpoints (runner.resume_dir)",
         description="Find the checkpoint (latest: the highest global_step_N of any run of the "
         "Job), check it is under a mount of the Job and that its actor/ was read (on a cluster, "
-        "through the head Worker), then submit the Job again with runner.resume_dir=<path> on "
-        "the RLinf launch line; that one change is printed. The new Job goes through the same "
+        "through the head Worker), then submit the Job again with ++runner.resume_dir=<path> "
+        "appended to the RLinf launch line (or replacing the override there); that one change is "
+        "printed. The new Job goes through the same "
         "checks as submit. A run still in progress is refused unless --stop-running; an ended "
         "run whose Workers still run is stopped first. Exit codes: 0 submitted, 1 refused or "
         "blocked.",

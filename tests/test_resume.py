@@ -370,3 +370,29 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
     assert f"runner.resume_dir={CHECKPOINTS}/global_step_10" in script
     assert s.refresh(), s.error  # the new run: no phase yet, in progress
     assert not s.can_resume() and monitor.resume.disabled
+
+
+def test_kuberay_is_refused_with_the_steps_to_take_by_hand(kuberay) -> None:
+    refused = refusal(kuberay.backend(), "demo")
+    assert str(refused).startswith("Resume on the KubeRay backend is not supported")
+    assert refused.fix.startswith("Delete it (rlark-migrate delete demo --backend kuberay;")
+
+
+def test_cli_resubmit_on_the_local_backend_refuses_in_either_language(
+    tmp_path: Path, capsys
+) -> None:
+    job, _ = planned("ckpt")
+    stopped_run(tmp_path, job, {2: True})
+    flags = ("--workspace", str(tmp_path))
+    code, out, err = cli(capsys, "resubmit", "ckpt", "--resume", "global_step_4", "--json", *flags)
+    assert code == 1 and json.loads(out) == {
+        "refused": {
+            "message": "Job 'ckpt' has no checkpoint global_step_4.",
+            "fix": "Choose one of: global_step_2.",
+        }
+    }
+    code, _, err = cli(capsys, "--lang", "zh", "resubmit", "ckpt", "--resume", "step4", *flags)
+    assert code == 1 and err.splitlines() == [
+        "错误：'step4' 不是一个 checkpoint 名称。",
+        "  修复：请使用 latest 或 global_step_N（该 Job 已有的某个 checkpoint）。",
+    ]

@@ -54,7 +54,8 @@ def run_resubmit(args: argparse.Namespace) -> int:
         done = resume(backend, args.name, args.resume, stop_running=args.stop_running)
     except (TextError, BackendError) as exc:
         if args.json:
-            print(json.dumps({"refused": {"message": render(exc.text, lang), "fix": exc.fix}}))
+            refused = {"message": render(exc.text, lang), "fix": render(exc.fix_text, lang)}
+            print(json.dumps({"refused": refused}))
         print_error(exc.text, exc.fix_text, lang)
         return EXIT_FAILED
     if args.json:

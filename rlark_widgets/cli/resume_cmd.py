@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 
-from ..backends.base import BackendError
 from ..findings import Severity
 from ..i18n import Text, TextError, render
 from ..resume import LATEST, Resumption, resume, resumed_text
@@ -52,7 +51,7 @@ def run_resubmit(args: argparse.Namespace) -> int:
     try:
         backend = backend_from_args(args)
         done = resume(backend, args.name, args.resume, stop_running=args.stop_running)
-    except (TextError, BackendError) as exc:
+    except TextError as exc:  # a refusal, or the backend failing
         if args.json:
             refused = {"message": render(exc.text, lang), "fix": render(exc.fix_text, lang)}
             print(json.dumps({"refused": refused}))

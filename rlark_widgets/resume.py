@@ -20,10 +20,10 @@ import shlex
 import time
 from dataclasses import dataclass, replace
 
-from .backends.base import RESUME_OVERRIDE, Backend, expectations
+from .backends.base import RESUME_OVERRIDE, Backend, blocking, expectations
 from .i18n import Listing, Text, TextError
 from .monitor.snapshot import CHECKPOINTS, Checkpoint, JobSnapshot
-from .pipeline import Submission, given_job, submit_checked
+from .pipeline import Submission, given_job, submit_checked, weighed_findings
 from .rlark.job import Job
 from .rlark.rules.context import code_lines
 from .rlark.rules.resume import resume_dir_problems
@@ -269,12 +269,17 @@ def resume(
             ),
         )
     script, change = with_resume_dir(job.run_script, path)
-    resumed = replace(job, run_script=script)
+    inventory = None if backend.name == "local" else backend.inventory()
+    planned = given_job(replace(job, run_script=script), inventory=inventory, site=backend.site)
+    # The Job's own errors stop it before the old run is touched; the backend's preflight
+    # (capacity, an existing run) can only speak once the old run's Workers are gone.
+    weighed = weighed_findings(planned, backend.name)
+    if blocking(weighed, backend.name):
+        held = Submission(weighed, blocking(weighed, backend.name), None)
+        return Resumption(name, checkpoint, path, change, None, held)
     stopped = None
     if snap.exists and not snap.settled:
         stopped = _stop_old_run(backend, name, stop_timeout)
-    inventory = None if backend.name == "local" else backend.inventory()
-    planned = given_job(resumed, inventory=inventory, site=backend.site)
     return Resumption(name, checkpoint, path, change, stopped, submit_checked(backend, planned))
 
 
@@ -289,8 +294,7 @@ def resumed_text(done: Resumption) -> Text:
         ),
         done.change,
     ]
-    if (
-        done.stopped is not None
-    ):  # the backend's own words (they speak of a plain restart) are in --json
+    # The backend's own words on stopping (they advise a plain restart) are in --json.
+    if done.stopped is not None:
         parts.append(Text("The old run's Workers were stopped first."))
     return Listing(parts, " ")

@@ -223,11 +223,11 @@ def launch_job() -> Job:
     return job
 
 
-def trained(kube: Cluster, phase: str = "Succeeded"):
+def trained(kube: Cluster, phase: str = "Succeeded", job: Job | None = None):
     """The demo Job with its Workers Running, checkpoints 10 and 20 and ``phase``; the backend
     reads checkpoints through the head Worker (no local mount)."""
     backend = kube.backend(checkpoint_root=None)
-    assert backend.submit(launch_job()).created
+    assert backend.submit(job or launch_job()).created
     kube.start_workers("demo")
     kube.run_all("demo")
     kube.ray("demo")
@@ -275,6 +275,23 @@ def test_kubernetes_refuses_a_run_in_progress_unless_told_to_stop_it(kube: Clust
     assert (
         f"runner.resume_dir={CHECKPOINTS}/global_step_10" in kube.job("demo")["spec"]["runScript"]
     )
+
+
+def test_a_job_its_own_checks_block_is_not_resubmitted_and_its_run_not_stopped(
+    kube: Cluster,
+) -> None:
+    job = launch_job()
+    # A key in plain text, submitted around the checks: resubmit runs them.
+    job.roles[2].env = {"WANDB_API_KEY": "0123456789abcdef0123456789abcdef01234567"}
+    backend = trained(kube, job=job)
+    old_uid = kube.job("demo")["metadata"]["uid"]
+    done = resume(backend, "demo")
+    assert done.submission.result is None and done.stopped is None
+    assert [(f.rule_id, f.path) for f in done.submission.blocking] == [
+        ("SEC-SECRET", "spec.tasks[2].template.spec.containers[0].env[0].value")
+    ]
+    assert kube.job("demo")["metadata"]["uid"] == old_uid  # untouched, still running
+    assert "resume_dir" not in kube.job("demo")["spec"]["runScript"]
 
 
 def test_kubernetes_refuses_when_no_head_worker_runs_to_read_through(kube: Cluster) -> None:

@@ -764,14 +764,7 @@ class Session(HasTraits):
                 self._say("status", Text("Preflight…"))
                 submission = submit_checked(backend, plan_job(request, self.plan))
                 if submission.result is None:
-                    problems = submission.blocking
-                    raise BackendError(
-                        Text(
-                            "Preflight failed: {problems}",
-                            problems=Listing(f.text for f in problems),
-                        ),
-                        problems[0].fix_text if problems else "",
-                    )
+                    raise _preflight_failed(submission.blocking)
                 result = submission.result
                 self.submitted, self.submitted_at = result.name, time.time()
                 self.history = []
@@ -843,13 +836,7 @@ class Session(HasTraits):
                 if result is not None and not result.created:  # the name is held elsewhere
                     raise BackendError(result.text)
                 if result is None:
-                    raise BackendError(
-                        Text(
-                            "Preflight failed: {problems}",
-                            problems=Listing(f.text for f in problems),
-                        ),
-                        problems[0].fix_text if problems else "",
-                    )
+                    raise _preflight_failed(problems)
                 self.submitted_at, self.history, self.notices = time.time(), [], []
                 self._say("status", resumed_text(done))
 
@@ -1001,6 +988,14 @@ class Session(HasTraits):
             self._say("status", Text("TensorBoard runs at {url}", url=url))
 
         return self._guard(action, Text("Open TensorBoard")) and self.refresh()
+
+
+def _preflight_failed(problems: list[Finding]) -> BackendError:
+    """What blocked a submission (or a resume), with the first one's fix."""
+    return BackendError(
+        Text("Preflight failed: {problems}", problems=Listing(f.text for f in problems)),
+        problems[0].fix_text if problems else "",
+    )
 
 
 def _setting(name: str, value: str) -> object:

@@ -17,7 +17,7 @@ from ..monitor.diagnosis import diagnose
 from ..monitor.job_list import job_row, row_text
 from ..monitor.log_search import LEVELS, appended, search
 from ..monitor.notices import notices
-from ..monitor.snapshot import JobSnapshot
+from ..monitor.snapshot import RUNNING, JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..pipeline import PlannedJob, submit_checked
 from ..rlark.job import Job
@@ -80,13 +80,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="a Job's Workers, Ray members, checkpoints and diagnosis",
         description="Per role the desired vs actual Workers and their phases, Ray members alive vs "
         "expected, the latest checkpoint and its age, and the diagnosis in plain words. --json gives "
-        "the full snapshot; --watch refreshes in place and exits when the Job ends.",
+        "the full snapshot; --watch refreshes in place until the Job has ended and its Workers are "
+        "gone (a finished Job whose Workers still run is watched on, with a line saying that Stop "
+        "releases them), printing each checkpoint, end, failure or stall on its own line.",
     )
     _name_and_backend(status)
     status.add_argument(
         "--json", action="store_true", help="print the full snapshot and diagnosis as JSON"
     )
-    status.add_argument("--watch", action="store_true", help="refresh until the Job ends")
+    status.add_argument(
+        "--watch",
+        action="store_true",
+        help="refresh until the Job has ended and its Workers are gone",
+    )
     status.add_argument(
         "--interval", type=float, default=5.0, help="seconds between refreshes (--watch)"
     )
@@ -244,9 +250,7 @@ def run_submit(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if result.where:
         _say(Text("Where: {where}", where=result.where_text), lang)
-    flags = f"--backend {backend.name}" + (
-        f" --workspace {args.workspace}" if backend.name == "local" else ""
-    )
+    flags = _flags(args, backend.name)
     command = f"rlark-migrate status {result.name} {flags} --watch"
     _say(Text("Next: {command}", command=command), lang)
     if not args.wait:
@@ -328,8 +332,10 @@ def run_status(args: argparse.Namespace) -> int:
                 if told and not args.json:
                     print(terminal_safe("\n".join(told)))
                 previous = snap
-            if not args.watch or snap.ended:
+            if not args.watch or snap.settled:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
+            if snap.ended:  # the Job is over, its Workers still hold their nodes
+                _say(_held(snap, args), args.lang)
             refreshing = Text(
                 "(refreshing every {seconds} s; Ctrl-C stops watching, the Job keeps running)",
                 seconds=f"{args.interval:g}",
@@ -341,6 +347,21 @@ def run_status(args: argparse.Namespace) -> int:
         return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
+
+
+def _flags(args: argparse.Namespace, backend: str) -> str:
+    """The backend options that reach the same Job again (for the commands printed next)."""
+    return f"--backend {backend}" + (f" --workspace {args.workspace}" if backend == "local" else "")
+
+
+def _held(snap: JobSnapshot, args: argparse.Namespace) -> Text:
+    """The line a watch prints while a finished Job still holds Workers (as the app says)."""
+    return Text(
+        "{job} has ended but still holds {count} Workers; Stop releases them: {command}",
+        job=snap.job,
+        count=sum(w.phase == RUNNING for w in snap.workers),
+        command=f"rlark-migrate stop {snap.job} {_flags(args, args.backend)}",
+    )
 
 
 def run_list(args: argparse.Namespace) -> int:

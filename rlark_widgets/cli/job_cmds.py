@@ -15,13 +15,14 @@ from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.job_list import job_row, row_text
-from ..monitor.log_search import LEVELS, appended, search
+from ..monitor.log_levels import LEVELS, at_level
+from ..monitor.log_search import appended, search
 from ..monitor.notices import notices
 from ..monitor.snapshot import RUNNING, JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..pipeline import PlannedJob, submit_checked
 from ..rlark.job import Job
-from ..rlark.logs import RUN_LOG
+from ..rlark.logs import RUN_LOG, clean_log
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from .backend_args import add_backend_arguments, backend_from_args
@@ -125,6 +126,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="the run script's output (on the Header's Worker; for the rehearsal, its verdict)",
     )
     logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
+    logs.add_argument(
+        "--level",
+        choices=LEVELS,
+        help="only lines at this level or above, read from each line's Ray, RLinf or Python "
+        "logging header (a traceback keeps the level of the line that logged it)",
+    )
     logs.set_defaults(run=run_logs)
 
     every = commands.add_parser(
@@ -140,7 +147,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     every.add_argument(
         "--worker", action="append", metavar="ROLE/INDEX", help="only these Workers (or 'run')"
     )
-    every.add_argument("--level", choices=LEVELS, help="this level or above")
+    every.add_argument(
+        "--level", choices=LEVELS, help="this level or above (read from each line's header)"
+    )
     every.add_argument("--tail", type=int, default=2000, help="lines read per log (default 2000)")
     every.add_argument("--follow", action="store_true", help="keep printing new matching lines")
     every.add_argument(
@@ -418,7 +427,10 @@ def run_logs(args: argparse.Namespace) -> int:
             worker = f"{header.name}/0" if header else worker
         # A log is the Worker's own output: secrets it printed are redacted as in records, and
         # terminal control sequences are shown, never obeyed.
-        print(terminal_safe(redact(backend.logs(args.name, worker, tail=args.tail))), end="")
+        text = backend.logs(args.name, worker, tail=args.tail)
+        if args.level:  # levels are read as a person reads the lines: escapes stripped
+            text = at_level(clean_log(text), args.level)
+        print(terminal_safe(redact(text)), end="")
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK

@@ -127,6 +127,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
     logs.add_argument(
+        "--run-id",
+        metavar="ID",
+        help="local backend: an earlier run's log (its id, or the first 8 characters that a new "
+        "submit prints); each run's logs are kept under <job>/runs/<run id>/",
+    )
+    logs.add_argument(
         "--level",
         choices=LEVELS,
         help="only lines at this level or above, read from each line's Ray, RLinf or Python "
@@ -398,6 +404,8 @@ def _no_job(name: str, backend: Backend) -> BackendError:
 
 
 def run_logs(args: argparse.Namespace) -> int:
+    from ..backends.local.backend import LocalBackend  # loaded once a backend is open anyway
+
     if args.tail < 0:
         raise UsageError(
             Text("--tail takes a number of lines, 0 or more; got {tail}", tail=args.tail)
@@ -408,6 +416,15 @@ def run_logs(args: argparse.Namespace) -> int:
         if job is None:
             raise _no_job(args.name, backend)
         worker = args.worker or "header/0"
+        if args.run_id is not None and not isinstance(backend, LocalBackend):
+            raise UsageError(
+                Text(
+                    "--run-id reads an earlier run's logs, which only the local backend keeps "
+                    "(on a cluster, a stopped run's pods and their logs are gone)"
+                )
+            )
+        if args.run_id is not None and args.rank is not None:
+            raise UsageError(Text("--rank names a Worker of this run; use --worker with --run-id"))
         if args.run_log:
             worker = RUN_LOG
         elif args.rank is not None:
@@ -427,7 +444,11 @@ def run_logs(args: argparse.Namespace) -> int:
             worker = f"{header.name}/0" if header else worker
         # A log is the Worker's own output: secrets it printed are redacted as in records, and
         # terminal control sequences are shown, never obeyed.
-        text = backend.logs(args.name, worker, tail=args.tail)
+        text = (
+            backend.logs(args.name, worker, tail=args.tail, run_id=args.run_id)
+            if isinstance(backend, LocalBackend)
+            else backend.logs(args.name, worker, tail=args.tail)
+        )
         if args.level:  # levels are read as a person reads the lines: escapes stripped
             text = at_level(clean_log(text), args.level)
         print(terminal_safe(redact(text)), end="")

@@ -235,6 +235,10 @@ class KubeRayBackend:
         return SubmitResult(name, False, message, where)
 
     # --- watching -----------------------------------------------------------------------------
+    def list_jobs(self) -> list[str]:
+        """The RayJobs and RayClusters this tool created in the namespace, oldest first."""
+        return list(dict.fromkeys(o["metadata"]["name"] for o in self.reader.ours()))
+
     def job(self, name: str) -> Job | None:
         """The submitted object read back as a Job (None when there is none)."""
         found = self.reader.find(name)

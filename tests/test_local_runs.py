@@ -28,10 +28,11 @@ def test_a_second_run_starts_clean_and_the_first_runs_logs_stay_readable(
     assert backend.submit(first).created
     try:
         assert wait_for(backend, "twice", finished, START_TIMEOUT).run_script_state == "succeeded"
-        first_id = backend.snapshot("twice").run.id
+        snap = backend.snapshot("twice")
+        first_id, head = snap.run.id, snap.workers[0].key
         backend.stop("twice")
         assert "first run says hello" in backend.logs("twice", RUN_LOG)  # readable after Stop
-        header_log = backend.logs("twice", "header/0")
+        header_log = backend.logs("twice", head)
         assert header_log  # ray start's output
 
         second, _ = planned("twice", ONE_NODE, run_script=script("second run"))
@@ -45,7 +46,7 @@ def test_a_second_run_starts_clean_and_the_first_runs_logs_stay_readable(
         assert "second run says hello" in now and "first run" not in now  # only this run's
         earlier = backend.logs("twice", RUN_LOG, run_id=first_id[:8])
         assert "first run says hello" in earlier and "second run" not in earlier
-        assert backend.logs("twice", "header/0", run_id=first_id) == header_log
+        assert backend.logs("twice", head, run_id=first_id) == header_log
         assert [r.id for r in backend.earlier_runs("twice")] == [first_id]
         assert backend.snapshot("twice").run.id != first_id
 

@@ -417,7 +417,7 @@ def _launch_supervisor(where: JobDir, spec: Spec) -> None:
 
 
 def _started_message(
-    job: Job, spec: Spec, plan: dict[str, Any], restart: bool, previous: str | None
+    job: Job, spec: Spec, plan: dict[str, Any], restart: bool, previous: str | None = None
 ) -> Text:
     mode = (
         Text("The run script is the rehearsal ({command}), not training", command=REHEARSAL_COMMAND)

@@ -14,22 +14,11 @@ from ...findings import Finding, Severity
 from ...i18n import Text
 from ...rlark.inventory import Inventory
 from ..k8s.api import KubeApi
-from ..k8s.nodes import SOURCE
+from ..k8s.nodes import SOURCE, finding
 from ..k8s.server_checks import Resource, served
 from ..k8s.server_checks import access_findings as shared_access_findings
 from ..k8s.server_checks import dry_run_findings as shared_dry_run_findings
 from .jobs import call_jobs
-
-
-def _finding(
-    rule_id: str,
-    severity: Severity,
-    path: str,
-    message: Text,
-    fix: Text | str,
-    source: str = SOURCE,
-) -> Finding:
-    return Finding(rule_id, severity, path, message, fix, source)
 
 
 def job_resource(api: KubeApi) -> Resource:
@@ -44,7 +33,7 @@ def crd_findings(api: KubeApi) -> list[Finding]:
         return []
     site = api.site
     return [
-        _finding(
+        finding(
             "K8S-CRD",
             Severity.ERROR,
             "apiVersion",
@@ -91,7 +80,7 @@ def storage_findings(manifest: Mapping[str, Any], inventory: Inventory) -> Itera
         name = entry.get("storageClassName", "")
         if name not in inventory.storage_classes:
             names = ", ".join(inventory.storage_classes)
-            yield _finding(
+            yield finding(
                 "K8S-STORAGECLASS",
                 Severity.ERROR,
                 f"spec.storage[{index}].storageClassName",

@@ -149,25 +149,14 @@ class SnapshotReader(PodReader):
         return answer.get("items") or []
 
     def _members(self, snap: JobSnapshot, head: WorkerSnapshot | None, deadline: float) -> None:
-        """Ray members from the head pod's dashboard, through the API server's pod proxy."""
+        """Ray members, then GPU use per Worker, from the head pod's dashboard, through the API
+        server's pod proxy."""
         if self._head_missing(snap, head, ready=bool(head and head.ip)) or head is None:
             return
-        self._members_through(
-            snap,
-            deadline,
-            Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name),
-            PROXY_PATH,
-            namespace=self.namespace,
-            name=f"{head.name}:{DASHBOARD_PORT}",
-        )
-        self._gpu_use_through(
-            snap,
-            deadline,
-            Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name),
-            SUMMARY_PROXY_PATH,
-            namespace=self.namespace,
-            name=f"{head.name}:{DASHBOARD_PORT}",
-        )
+        action = Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name)
+        where = {"namespace": self.namespace, "name": f"{head.name}:{DASHBOARD_PORT}"}
+        self._members_through(snap, deadline, action, PROXY_PATH, **where)
+        self._gpu_use_through(snap, deadline, action, SUMMARY_PROXY_PATH, **where)
 
     def _links(
         self, name: str, job: Job | None, head: WorkerSnapshot | None, workers: list[WorkerSnapshot]

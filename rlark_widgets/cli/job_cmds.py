@@ -113,7 +113,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "logs",
         help="a Worker's log (default: the Header's), or the run script's (--run)",
         description="Print the tail of one of this run's Worker logs, or of the run script's "
-        "output (--run), without terminal escapes and with secrets redacted.",
+        "output (--run), without terminal escapes and with secrets redacted; --level keeps the "
+        "lines at a level or above; --run-id reads an earlier run's (local backend: each run's "
+        "logs are kept).",
     )
     _name_and_backend(logs)
     which = logs.add_mutually_exclusive_group()

@@ -167,3 +167,18 @@ def test_gpu_use_comes_from_the_head_services_dashboard(kuberay):
     del kuberay.emulator.summaries[f"{cluster}-head-svc"]  # no GPU device rows: said so
     snap = backend.snapshot("demo")
     assert snap.gpus == [] and str(snap.gpu_note).startswith("No GPU metrics")
+
+
+def test_kuberay_links_are_the_kubectl_of_every_panel(kuberay):
+    from test_links_and_panels import commands
+
+    backend, cluster = rayjob_running(kuberay)
+    links = commands(backend.snapshot("demo"))
+    assert links["Job (phase, tasks)"] == "kubectl -n research get rayjobs.ray.io demo -o yaml"
+    assert links["Workers"] == f"kubectl -n research get pods -l ray.io/cluster={cluster} -o wide"
+    assert links["Ray dashboard (then open http://127.0.0.1:8265)"] == (
+        f"kubectl -n research port-forward pod/{cluster}-head 8265:8265"
+    )
+    assert links["Checkpoints"] == (
+        f"kubectl -n research exec {cluster}-head -c main -- ls -l {CHECKPOINTS}"
+    )

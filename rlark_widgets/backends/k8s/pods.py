@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ...i18n import Text
+from ...monitor.links import Link, kube_links
 from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import (
     CHECKPOINTS,
@@ -33,7 +34,7 @@ from ..gpu_use import gpu_use_into
 from ..ray_members import members_from_dashboard
 from .api import Action, KubeApi, KubeApiError
 from .checkpoints import ExecFailed, exec_checkpoints
-from .events import fetch_events, tensorboard_dirs
+from .events import fetch_events, tensorboard_dirs, tensorboard_root
 from .workers import join_members
 
 #: A refresh's time budget, in request timeouts: retries stop, and no further part starts,
@@ -218,6 +219,30 @@ class PodReader:
             return
         if mirrored is not None:
             scalars_into(snap, mirrored, since)
+
+    def _links(
+        self,
+        name: str,
+        job: Job | None,
+        head: WorkerSnapshot | None,
+        workers: list[WorkerSnapshot],
+        resource: str,
+        pods: str,
+    ) -> list[Link]:
+        """The kubectl commands behind each panel, the port-forwards and the proxy URL;
+        ``resource`` is the object's (``jobs.rlark.io``), ``pods`` the label selector of its
+        pods."""
+        return kube_links(
+            self.namespace,
+            name,
+            head.name if head is not None and head.phase == RUNNING else None,
+            [w.name for w in workers],
+            self.api.host,
+            expectations(job).checkpoint_dir if job is not None else None,
+            tensorboard_root(job) if job is not None else None,
+            resource,
+            pods,
+        )
 
     def _log_tail(self, head: WorkerSnapshot, deadline: float) -> list[str]:
         """The Header's last lines, read only when the run script failed (one more request)."""

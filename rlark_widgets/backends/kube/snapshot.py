@@ -15,22 +15,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...i18n import Text
-from ...monitor.links import Link, kube_links
 from ...monitor.snapshot import (
     EVENTS,
     JOB_SPEC,
     LOG_TAIL,
     MEMBERS,
     PODS,
-    RUNNING,
     JobSnapshot,
     WorkerSnapshot,
 )
 from ...rlark.job import Job
-from ..base import expectations
 from ..gpu_use import SUMMARY_PATH
 from ..k8s.api import Action, KubeApi, KubeApiError
-from ..k8s.events import tensorboard_root
 from ..k8s.pods import HEAD_UNKNOWN, PodReader
 from ..k8s.workers import run_of, workers_from
 from .jobs import call_jobs
@@ -117,7 +113,9 @@ class SnapshotReader(PodReader):
         if job is not None:
             self._checkpoints(snap, job, head, pods is not None, deadline)
             self._scalars(snap, job, head, deadline)
-        snap.links = self._links(name, job, head, snap.workers)
+        site = self.api.site
+        pods_of = f"{site.job_label}={name}"
+        snap.links = self._links(name, job, head, snap.workers, site.job_resource, pods_of)
         if snap.run_script_state == "failed" and head is not None:
             tail = self._part(snap, LOG_TAIL, deadline, lambda: self._log_tail(head, deadline))
             snap.log_tail = tail or []
@@ -157,19 +155,3 @@ class SnapshotReader(PodReader):
         where = {"namespace": self.namespace, "name": f"{head.name}:{DASHBOARD_PORT}"}
         self._members_through(snap, deadline, action, PROXY_PATH, **where)
         self._gpu_use_through(snap, deadline, action, SUMMARY_PROXY_PATH, **where)
-
-    def _links(
-        self, name: str, job: Job | None, head: WorkerSnapshot | None, workers: list[WorkerSnapshot]
-    ) -> list[Link]:
-        """The kubectl commands behind each panel, the port-forwards and the proxy URL."""
-        return kube_links(
-            self.namespace,
-            name,
-            head.name if head is not None and head.phase == RUNNING else None,
-            [w.name for w in workers],
-            self.api.host,
-            expectations(job).checkpoint_dir if job is not None else None,
-            tensorboard_root(job) if job is not None else None,
-            self.api.site.job_resource,
-            self.api.site.job_label,
-        )

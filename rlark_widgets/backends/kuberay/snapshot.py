@@ -174,6 +174,9 @@ class KubeRaySnapshotReader(PodReader):
         if job is not None:
             self._checkpoints(snap, job, head, pods is not None, deadline)
             self._scalars(snap, job, head, deadline)
+        resource = f"{PLURALS[kind]}.{GROUP}"
+        pods_of = f"{CLUSTER_LABEL}={cluster}"
+        snap.links = self._links(name, job, head, snap.workers, resource, pods_of)
         if snap.run_script_state == "failed" and head is not None:
             tail = self._part(snap, LOG_TAIL, deadline, lambda: self._log_tail(head, deadline))
             snap.log_tail = tail or []

@@ -211,30 +211,9 @@ class KubeRayCluster(Cluster):
     def earlier_pod(self, cluster: str, group: str, terminating: bool) -> str:
         """A Ray pod of ``cluster``'s name left by an earlier RayCluster (another owner uid;
         Failed, exit 137), in ``group``; ``terminating``: being deleted (a finalizer holds it)."""
-        name = f"{cluster}-{group}-worker-old"
         labels = {"ray.io/cluster": cluster, "ray.io/node-type": "worker", "ray.io/group": group}
         owner = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "name": cluster}
-        metadata = {
-            "name": name,
-            "labels": labels,
-            "ownerReferences": [owner | {"uid": str(uuid.uuid4())}],
-            "finalizers": ["ray.io/test-hold"] if terminating else [],
-        }
-        main = {"name": "ray-worker", "image": "registry.example.com/rlinf:v1"}
-        pod = {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": metadata,
-            "spec": {"containers": [main]},
-        }
-        self.core.create_namespaced_pod(NAMESPACE, pod, _preload_content=False)
-        status = {"name": "ray-worker", "ready": False, "restartCount": 0}
-        status["state"] = {"terminated": {"exitCode": 137, "reason": "Error"}}
-        body = {"status": {"phase": "Failed", "containerStatuses": [status]}}
-        self.core.patch_namespaced_pod_status(name, NAMESPACE, body, _preload_content=False)
-        if terminating:
-            self.core.delete_namespaced_pod(name, NAMESPACE, _preload_content=False)
-        return name
+        return self.dead_pod(f"{cluster}-{group}-worker-old", labels, owner, [], terminating)
 
     def finish(self, name: str, job_status: str) -> None:
         deployment = "Complete" if job_status == "SUCCEEDED" else "Failed"

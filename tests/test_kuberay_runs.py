@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from test_kubernetes_backend import CHECKPOINTS, demo_job
-from test_observe_kube import RECORDED, TENSORBOARD
+from test_observe_kube import RECORDED, RECORDED_GPUS, TENSORBOARD
 from test_run_identity import HOUR
 from test_scalars import write_events
 
@@ -157,12 +157,7 @@ def test_gpu_use_comes_from_the_head_services_dashboard(kuberay):
     answer = json.loads((RECORDED / "node_summary_two_gpu_nodes.json").read_text())
     kuberay.emulator.summaries[f"{cluster}-head-svc"] = answer
     snap = backend.snapshot("demo")
-    assert [(g.worker, g.index, g.utilization) for g in snap.gpus] == [
-        ("header/0", 0, 87.0),
-        ("header/0", 1, 91.0),
-        ("actor/0", 0, 12.0),
-        ("actor/0", 1, 0.0),
-    ]
+    assert [(g.worker, g.index, g.utilization) for g in snap.gpus] == RECORDED_GPUS
     assert snap.gpu_note is None and snap.missing == []
     del kuberay.emulator.summaries[f"{cluster}-head-svc"]  # no GPU device rows: said so
     snap = backend.snapshot("demo")

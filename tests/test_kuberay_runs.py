@@ -177,3 +177,21 @@ def test_kuberay_links_are_the_kubectl_of_every_panel(kuberay):
     assert links["Checkpoints"] == (
         f"kubectl -n research exec {cluster}-head -c main -- ls -l {CHECKPOINTS}"
     )
+
+
+def test_the_apps_runs_panel_lists_kuberay_jobs_and_reattaches(kuberay, tmp_path, monkeypatch):
+    from test_cli_jobs import write_kubeconfig
+
+    from rlark_widgets.ui.session import Session
+
+    _, cluster = rayjob_running(kuberay)
+    monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kc", kuberay.url)))
+    s = Session(workspace=tmp_path)
+    s.backend_name, s.k8s_namespace = "kuberay", NAMESPACE
+    rows = s.job_rows()
+    assert s.error in (None, "") and [(r.name, r.phase) for r in rows] == [("demo", "Running")]
+    assert rows[0].run == kuberay.object("RayCluster", cluster)["metadata"]["uid"]
+    assert s.attach("demo") and s.refresh(), s.error
+    s._stop_monitor.set()
+    s._monitor.join(timeout=30)
+    assert s.snapshot.backend == "kuberay" and s.snapshot.run.id == rows[0].run

@@ -46,8 +46,7 @@ RAY_PREFIX = re.compile(r"^\((?:[\w.<>-]+ )?(?:pid=\d+[^)]*|raylet|gcs_server|[\
 HEADERS = (
     re.compile(rf"^\[?{STAMP}\]?[\s|,:-]*\[?{WORD}\b"),  # timestamp first, then the level
     re.compile(rf"^\[{WORD}[\] ]"),  # [INFO] msg, [INFO 2026-... file:1] msg
-    re.compile(rf"^{WORD}(?::|\s+{STAMP}|\s+\[|\s*$|\s+-\s)"),  # INFO:root:, INFO 12-01 ...
-    re.compile(rf"^{WORD}\s"),  # a bare level word heading the line: ERROR NCCL timeout
+    re.compile(rf"^{WORD}(?::|\s|$)"),  # INFO:root:, INFO 12-01 10:00:03 [x.py:1], ERROR x
     re.compile(rf"^\[{STAMP} ([DIWEF]) \d+ \d+\]"),  # Ray's C++ logs
     re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ "),  # glog
 )

@@ -123,3 +123,9 @@ def test_cli_logs_level_prints_a_workers_lines_at_that_level(kube, tmp_path, cap
     assert code == 0 and out.splitlines() == [LOG[i] for i in (7, 8, 9, 10, 11, 16, 17, 18)]
     code, out, _ = cli(capsys, "logs", "demo", *argv, "--level", "CRITICAL")
     assert code == 0 and out == ""
+
+
+def test_ray_cpp_letters_include_spdlogs_critical_and_trace():
+    assert header_level("[2026-12-01 10:00:00,001 C 77 77] (raylet) check failed") == "CRITICAL"
+    assert header_level("[2026-12-01 10:00:00,001 T 77 77] (raylet) tick") == "DEBUG"
+    assert header_level("F1201 10:00:04.123456  4242 logging.cc:1] Check failed") == "CRITICAL"

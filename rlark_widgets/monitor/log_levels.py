@@ -7,8 +7,9 @@ not an error). The headers that appear in Worker logs:
   ...``, ``2026-12-01 10:00:00 | WARNING | ...``, ``INFO:root:...``, ``[INFO] ...``;
 - Ray's Python logs: ``2026-12-01 10:00:00,123\tINFO worker.py:1724 -- ...``; vLLM's
   ``INFO 12-01 10:00:00 [engine.py:42] ...``;
-- Ray's C++ logs (raylet, GCS, core worker): ``[2026-12-01 10:00:00,123 W 4242 4242] ...`` and
-  glog's ``W1201 10:00:00.123456 4242 file.cc:12] ...`` (one letter: D, I, W, E, F);
+- Ray's C++ logs (raylet, GCS, core worker): ``[2026-12-01 10:00:00,123 W 4242 4242] ...``
+  (spdlog's letters T, D, I, W, E, C) and glog's ``W1201 10:00:00.123456 4242 file.cc:12] ...``
+  (D, I, W, E, F);
 - Python warnings: ``/path/x.py:12: UserWarning: ...`` (WARNING).
 
 Ray prefixes what a task or actor prints with ``(pid=4242)`` or ``(ActorName pid=4242,
@@ -32,6 +33,7 @@ NAMES = {
     **{level: level for level in LEVELS},
     "WARN": "WARNING",
     "FATAL": "CRITICAL",
+    "T": "DEBUG",  # spdlog's trace
     "D": "DEBUG",
     "I": "INFO",
     "W": "WARNING",
@@ -47,7 +49,7 @@ HEADERS = (
     re.compile(rf"^\[?{STAMP}\]?[\s|,:-]*\[?{WORD}\b"),  # timestamp first, then the level
     re.compile(rf"^\[{WORD}[\] ]"),  # [INFO] msg, [INFO 2026-... file:1] msg
     re.compile(rf"^{WORD}(?::|\s|$)"),  # INFO:root:, INFO 12-01 10:00:03 [x.py:1], ERROR x
-    re.compile(rf"^\[{STAMP} ([DIWEF]) \d+ \d+\]"),  # Ray's C++ logs
+    re.compile(rf"^\[{STAMP} ([TDIWEC]) \d+ \d+\]"),  # Ray's C++ logs (spdlog letters)
     re.compile(r"^([DIWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ "),  # glog
 )
 PY_WARNING = re.compile(r"^\S+\.py:\d+: \w*Warning:")

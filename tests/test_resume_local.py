@@ -62,6 +62,8 @@ def test_a_stopped_rehearsal_resumes_from_its_latest_checkpoint_at_the_next_step
         assert snap.run_script_state == "succeeded", "\n".join(snap.log_tail)
         said = json.loads((tmp_path / job.name / "rehearsal.json").read_text())
         assert said["resumed_from"] == latest
+        # The resumed run has no plan of its own: the first run's placement is verified again.
+        assert said["placement"] and len(said["placement"]) == report.expansion.total_processes
         assert said["steps"] == list(range(latest + 1, 7))  # it starts at N+1
         assert metrics_steps(tmp_path, job.name, started)[0] == latest + 1
         assert any(

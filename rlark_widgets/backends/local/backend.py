@@ -139,6 +139,8 @@ class LocalBackend:
 
         ``expansion`` (the planned placement) lets the rehearsal verify every component
         process; ``config`` gives ``runner.resume_dir`` and the config the rehearsal saves.
+        Without them, a Job submitted again with the same roles (a resume) reuses its previous
+        run's.
         """
         errors = [f for f in self.preflight(job) if f.severity is Severity.ERROR]
         if errors:
@@ -161,6 +163,8 @@ class LocalBackend:
                 )
             restart = where.file("job.yaml").is_file()
             previous = (where.read("spec.json") or {}).get("run_id")
+            if expansion is None and config is None:
+                expansion, config = _earlier_plan(where, job)
             _clear_run(where)
             spec = build_spec(job, where, self.options, self.site)
             plan = build_plan(
@@ -356,6 +360,17 @@ def _live(where: JobDir) -> bool:
         return False
     spec = Spec.from_json(data)
     return bool(job_processes(spec.run_id, RunLeaders.read(where, spec.head.key).all))
+
+
+def _earlier_plan(where: JobDir, job: Job) -> tuple[Any, Any]:
+    """The previous run's planned expansion and config when the Job comes back with the same
+    roles and no plan of its own (a resume changes only the run script): the rehearsal then
+    verifies the placement against them instead of reporting it unverified."""
+    path = where.file("job.yaml")
+    if not path.is_file() or parse_job_yaml(read_input_text(path)).roles != job.roles:
+        return None, None
+    plan = where.read("plan.json") or {}
+    return plan.get("expansion"), plan.get("config")
 
 
 def _clear_run(where: JobDir) -> None:

@@ -147,6 +147,7 @@ def gpu_heatmap(gpus: list[GpuUse], lang: str = "en") -> go.Figure:
         **transparent_layout(
             title=title.render(lang),
             height=min(high, max(low, 120 + 4 * len(workers))),
+            margin=dict(l=10, r=10, t=80, b=10),  # the title above the panels' own titles
             coloraxis=dict(cmin=0, cmax=100, colorscale="Viridis"),
         )
     )

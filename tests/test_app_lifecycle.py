@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from rlark_widgets.rlark.logs import RUN_LOG
 from rlark_widgets.rlark.planner import job_role_reasons
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session, finding_key
+from rlark_widgets.ui.steps.log_panel import LogPanel
 from rlark_widgets.ui.steps.topology import topology_rows
 
 if TYPE_CHECKING:
@@ -209,6 +211,35 @@ def test_logs_read_at_a_refresh_use_its_workers_instead_of_listing_them_again(ku
     found = all_logs(s.backend(), name)  # one snapshot, then one request per log
     assert found == {header.key: "placement verified\nstep 1\n"}  # the run log: the Header's
     assert api.requests - before == snapshot + 3  # + the Job and the run log, the Header's log
+
+
+def test_follow_searches_every_log_after_a_refresh_in_the_background(kube, kube_session):
+    """Follow reads every Worker's log again after each refresh, in a thread of its own: the
+    refresh does not wait for a 1,000-Worker Job's logs, and a refresh while the last search
+    still runs starts no second one."""
+    s = kube_session
+    assert s.submit(wait=True), s.error
+    s._stop_monitor.set()
+    name = s.submitted
+    kube.start_workers(name)
+    kube.run_all(name)
+    header = next(w for w in s.backend().snapshot(name).workers if w.head)
+    kube.emulator.logs[header.name] = "step 1"
+    panel = LogPanel(s)
+    panel.follow.value = True
+    assert s.refresh(), s.error
+    first = panel.following
+    assert first is not None and first is not threading.current_thread()
+    first.join(timeout=60)
+    assert panel.results.value == f"[{header.key}] step 1"
+    kube.emulator.logs[header.name] = "step 1\nstep 2"
+    with panel._searching:  # a search still running: this refresh starts none
+        assert s.refresh(), s.error
+        assert panel.following is first and panel.results.value == f"[{header.key}] step 1"
+    assert s.refresh(), s.error
+    assert panel.following is not first
+    panel.following.join(timeout=60)
+    assert panel.results.value.splitlines()[-1] == f"[{header.key}] step 2"
 
 
 # --- the whole journey on real Ray ------------------------------------------------------------

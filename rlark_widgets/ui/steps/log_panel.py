@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import base64
+import logging
 import tempfile
+import threading
 from pathlib import Path
 
 import ipywidgets as w
@@ -25,6 +27,8 @@ LEVEL_NAMES = (
 )
 #: Matching lines shown at once (the newest); the zip holds everything.
 SHOWN = 500
+
+log = logging.getLogger(__name__)
 
 
 class LogPanel:
@@ -48,7 +52,9 @@ class LogPanel:
         self.link = w.HTML()
         find.on_click(lambda _: self.run())
         download.on_click(lambda _: self.download())
-        session.observe(lambda _: self.run() if self.follow.value else None, ["snapshot"])
+        self.following: threading.Thread | None = None  # the search Follow started last
+        self._searching = threading.Lock()
+        session.observe(lambda _: self.follow_up(), ["snapshot"])
         self.widget = w.VBox(
             [
                 t.heading(Text("All Workers' logs"), "h4"),
@@ -66,6 +72,23 @@ class LogPanel:
         chosen = list(self.workers.value) or None
         found = search(logs, self.text.value, chosen, self.level.value or None)
         self.results.value = "\n".join(str(line) for line in found[-SHOWN:])
+
+    def follow_up(self) -> None:
+        """Follow: search again after each refresh, in the background. Reading every Worker's
+        log takes seconds for a 1,000-Worker Job, and the refresh (the banner, the charts) does
+        not wait for it; a refresh while the last search still runs starts none."""
+        if not self.follow.value or not self._searching.acquire(blocking=False):
+            return
+        self.following = threading.Thread(target=self._search, name="rlark-log-follow", daemon=True)
+        self.following.start()
+
+    def _search(self) -> None:
+        try:
+            self.run()
+        except Exception:  # searched again at the next refresh; the kernel log keeps why
+            log.exception("following the Workers' logs failed")
+        finally:
+            self._searching.release()
 
     def download(self) -> None:
         logs = self.s.all_logs()

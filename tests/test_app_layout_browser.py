@@ -29,9 +29,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 WIDTHS = [1280, 1920]
 
 #: The app as `make app` shows it, after a refresh of a running Job: the Session's snapshot,
-#: diagnosis and history set together, as ``Session.refresh`` sets them.
+#: diagnosis and history set together, as ``Session.refresh`` sets them. Voila passes the page's
+#: query to the kernel: ``?first`` is the first refresh, 2 s after the submit (one history
+#: point, one step, no checkpoint: plotly's tightest ranges); else 100 s into the run.
 MONITOR_PAGE = """
-import time
+import os, time
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.gpus import GpuUse
 from rlark_widgets.monitor.history import extend
@@ -42,31 +44,33 @@ from rlark_widgets.monitor.snapshot import (
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
 
+first = "first" in os.environ.get("QUERY_STRING", "")
 session = Session()
 session.load_example("maniskill_ppo_openvlaoft")
 app = App(session)
 display(app.widget)
-start = time.time() - 100
+start = time.time() - (2 if first else 100)
 workers = [
     WorkerSnapshot(role.name, i, i, f"{role.name}-{i}", "Running")
     for role in session.job.roles for i in range(role.replicas)
 ]
 members = [RayMember(f"n{w.rank}", f"10.0.0.{w.rank}", "ALIVE", w.rank == 0, w.rank) for w in workers]
 history = []
-for seconds in (10, 40, 70, 100):
+for seconds in (1.5,) if first else (10, 40, 70, 100):
     snap = JobSnapshot(
         session.job.name, "local", start + seconds, phase="Running",
         expected_workers=len(workers), workers=workers, members=members,
         run=RunInfo("run-1", start),
     )
     history = extend(history, snap)
-snap.checkpoints = [
+snap.checkpoints = [] if first else [
     Checkpoint(step, f"/mnt/output/checkpoints/global_step_{step}", start + 30 + step)
     for step in (10, 20, 30)
 ]
-snap.progress.last_step, snap.progress.last_step_time = 34, start + 95
+snap.progress.last_step = 1 if first else 34
+snap.progress.last_step_time = start + (1.2 if first else 95)
 snap.progress.max_steps, snap.progress.save_interval = 40, 10
-steps = list(range(1, 35))
+steps = [1] if first else list(range(1, 35))
 curves = {
     "train/loss": lambda s: 1 / s,
     "rollout/reward": lambda s: 0.02 * s,
@@ -178,6 +182,20 @@ def test_every_figure_takes_its_containers_width_with_its_labels_inside(
     assert_fits(monitor)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     shot(page, f"monitor-figures-{width}")
+
+
+def test_the_first_refresh_in_chinese_keeps_its_labels_inside(page, monitor_url: str) -> None:
+    """Seconds after a submit the ranges are tightest (0-2 s, step 1); Chinese labels differ."""
+    open_page(page, f"{monitor_url}?first", 1280)
+    page.get_by_text("中文", exact=True).click()
+    page.get_by_text("6 提交与监控", exact=True).first.click()
+    page.wait_for_function(  # the figures redrawn in Chinese
+        "() => [...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('Ray 成员'))"
+    )
+    monitor = shown_figures(page, 5)
+    assert "0.4" in monitor[0]["ticks"]  # the first refresh's seconds, not 100 s of history
+    assert_fits(monitor)
+    shot(page, "monitor-first-refresh-zh")
 
 
 def is_loopback(url: str) -> bool:

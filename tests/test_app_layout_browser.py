@@ -96,13 +96,14 @@ FIGURES = """() => [...document.querySelectorAll('.js-plotly-plot')]
   .map(p => {
     const box = p.querySelector('.main-svg').getBoundingClientRect();
     const container = p.closest('.rlk-figure');
-    const texts = '.xtick text, .ytick text, .legendtext, .annotation-text, .gtitle, .g-xtitle text, .g-ytitle text';
+    const ticks = '.xtick text, .ytick text, .cbaxis text';  // axes' and colour bars'
+    const texts = ticks + ', .legendtext, .annotation-text, .gtitle, .g-xtitle text, .g-ytitle text, .cbtitle text';
     return {
       title: (p.querySelector('.gtitle') || {}).textContent || '',
       drawn: box.width,
       container: container.getBoundingClientRect().width,
       scrolls: container.scrollWidth > container.clientWidth + 1,
-      ticks: [...p.querySelectorAll('.xtick text, .ytick text')].map(t => t.textContent),
+      ticks: [...p.querySelectorAll(ticks)].map(t => t.textContent),
       outside: [...p.querySelectorAll(texts)].filter(t => {
         const r = t.getBoundingClientRect();
         return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1
@@ -279,3 +280,24 @@ def test_the_job_form_stays_in_its_column(page, voila_url: str, width: int) -> N
         assert form["left"] <= field["left"] and field["right"] <= form["right"] + 0.5, field
         assert field["right"] <= preview["left"], f"runs under the YAML panel: {field}"
     shot(page, f"job-form-{width}")
+
+
+def test_the_aggregated_topology_keeps_its_labels_inside(page, voila_url: str) -> None:  # noqa: F811
+    """Above 64 nodes the grid aggregates by role, with a colour bar: 128 nodes x 8 GPUs."""
+    open_page(page, voila_url, 1280)
+    page.locator(".widget-dropdown select").first.select_option("maniskill_ppo_openvlaoft")
+    overrides = ["cluster.num_nodes=128"] + [
+        f"cluster.component_placement.{name}=all" for name in ("actor", "rollout", "env")
+    ]
+    page.get_by_placeholder("cluster.num_nodes=2 (one per line)").fill("\n".join(overrides))
+    page.get_by_role("button", name="Load example").click()
+    page.get_by_text("maniskill_ppo_openvlaoft — task type embodied, 128 Ray node(s)").wait_for()
+    tab(page, "3 Topology")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('128 nodes'))",
+        timeout=120_000,
+    )
+    figures = shown_figures(page, 2)
+    assert "0.5" in figures[0]["ticks"]  # the colour bar's labels are measured too
+    assert_fits(figures)
+    shot(page, "topology-128-aggregated")

@@ -31,7 +31,8 @@ WIDTHS = [1280, 1920]
 #: The app as `make app` shows it, after a refresh of a running Job: the Session's snapshot,
 #: diagnosis and history set together, as ``Session.refresh`` sets them. Voila passes the page's
 #: query to the kernel: ``?first`` is the first refresh, 2 s after the submit (one history
-#: point, one step, no checkpoint: plotly's tightest ranges); else 100 s into the run.
+#: point, one step, no checkpoint, no curve and no GPU use yet: plotly's tightest ranges and
+#: the charts that only say why they are empty); else 100 s into the run.
 MONITOR_PAGE = """
 import os, time
 from rlark_widgets.monitor.diagnosis import diagnose
@@ -70,7 +71,7 @@ snap.checkpoints = [] if first else [
 snap.progress.last_step = 1 if first else 34
 snap.progress.last_step_time = start + (1.2 if first else 95)
 snap.progress.max_steps, snap.progress.save_interval = 40, 10
-steps = [1] if first else list(range(1, 35))
+steps = [] if first else list(range(1, 35))
 curves = {
     "train/loss": lambda s: 1 / s,
     "rollout/reward": lambda s: 0.02 * s,
@@ -78,9 +79,9 @@ curves = {
 }
 snap.scalars = {
     tag: ScalarSeries(tag, steps, [f(s) for s in steps], [start + 2 * s for s in steps])
-    for tag, f in curves.items()
+    for tag, f in curves.items() if steps
 }
-snap.gpus = [
+snap.gpus = [] if first else [
     GpuUse(w.key, g, "NVIDIA A800", 60.0 + 5 * g, 40_000.0, 81_920.0)
     for w in workers for g in range(8)
 ]
@@ -195,6 +196,7 @@ def test_the_first_refresh_in_chinese_keeps_its_labels_inside(page, monitor_url:
     )
     monitor = shown_figures(page, 5)
     assert "0.4" in monitor[0]["ticks"]  # the first refresh's seconds, not 100 s of history
+    assert monitor[3]["ticks"] == monitor[4]["ticks"] == []  # no curve, no GPU use: no axes
     assert_fits(monitor)
     shot(page, "monitor-first-refresh-zh")
 

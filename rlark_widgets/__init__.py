@@ -2,8 +2,10 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .contract import DISTRIBUTION
+
 try:
-    __version__ = version("rlark-widgets")
+    __version__ = version(DISTRIBUTION)
 except PackageNotFoundError:  # running from a source tree without an install
     __version__ = "0.1.0"
 

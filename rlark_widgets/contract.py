@@ -54,6 +54,11 @@ KUBERAY_OVERWRITE_CMD_ANNOTATION = f"{KUBERAY_GROUP}/overwrite-container-cmd"
 #: pods' role and Worker-index labels are the site profile's Worker labels, as on RLark.
 RUN_SCRIPT_ANNOTATION = f"{ANNOTATION_PREFIX}run-script"
 
+#: Our name: the package's distribution, and the value of the label on every RayJob/RayCluster
+#: this tool exports (Kubernetes' recommended managed-by label), by which ``list`` finds its own.
+DISTRIBUTION = "rlark-widgets"
+MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+
 #: A Kubernetes DNS label (RFC 1123): Job names and volume names.
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 #: The mount the Job form's StorageClass and output directory define on every role.

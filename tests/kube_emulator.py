@@ -618,6 +618,16 @@ class Cluster:
         self.set_job_status(name, "Running", running=True)
         return ips
 
+    def end_workers(self, name: str) -> None:
+        """Every Worker's main container exits 0 (the pods Succeeded), as after the run ends."""
+        done = {"name": "main", "ready": False, "restartCount": 0}
+        done["state"] = {"terminated": {"exitCode": 0, "reason": "Completed"}}
+        for pod in self.pods(name):
+            body = {"status": {"phase": "Succeeded", "containerStatuses": [done]}}
+            self.core.patch_namespaced_pod_status(
+                pod["metadata"]["name"], NAMESPACE, body, _preload_content=False
+            )
+
     def unschedulable(self, pod_name: str, message: str) -> None:
         condition = {
             "type": "PodScheduled",
@@ -715,17 +725,23 @@ class Cluster:
         """A pod left by an earlier run of ``job`` (another owner uid; Failed, exit 137), with
         the same task and index as this run's; ``terminating``: being deleted (a finalizer
         holds it, as the kubelet would until the container is gone)."""
-        name = f"{job}-{task}-{index}-old"
         labels = {"rlark.io/job": job, "rlark.io/task": task, "rlark.io/worker-index": str(index)}
         owner = {"apiVersion": "rlark.io/v1alpha1", "kind": "Job", "name": job}
+        env = [{"name": "RLINF_NODE_RANK", "value": str(rank)}]
+        return self.dead_pod(f"{job}-{task}-{index}-old", labels, owner, env, terminating)
+
+    def dead_pod(
+        self, name: str, labels: dict, owner: dict, env: list[dict], terminating: bool
+    ) -> str:
+        """A Failed pod (exit 137) owned by another uid of ``owner``'s kind and name;
+        ``terminating``: being deleted (a finalizer holds it)."""
         metadata = {
             "name": name,
             "labels": labels,
             "ownerReferences": [owner | {"uid": str(uuid.uuid4())}],
             "finalizers": ["rlark.io/test-hold"] if terminating else [],
         }
-        main = {"name": "main", "image": "registry.example.com/rlinf:v1"}
-        main["env"] = [{"name": "RLINF_NODE_RANK", "value": str(rank)}]
+        main = {"name": "main", "image": "registry.example.com/rlinf:v1", "env": env}
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata}
         pod["spec"] = {"containers": [main]}
         self.core.create_namespaced_pod(NAMESPACE, pod, _preload_content=False)

@@ -124,20 +124,40 @@ class KubeRayCluster(Cluster):
             "ray.io", "v1", NAMESPACE, plural, name, {"status": status}
         )
 
-    def operate(self, name: str) -> str:
-        """What the operator does first: the RayCluster's head service and Pending pods, plus
-        the RayJob's status (its cluster's name). Returns the RayCluster's name."""
+    def operate(self, name: str, suffix: str = "x7k2p") -> str:
+        """What the operator does first: for a RayJob its RayCluster (``<name>-<suffix>``,
+        owned by the RayJob, with its labels and KubeRay's origin labels) and status; then the
+        RayCluster's head service and Pending pods, owned by the RayCluster (its uid). Returns
+        the RayCluster's name."""
         job = self.object("RayJob", name)
         if job is not None:
-            cluster, spec = f"{name}-x7k2p", job["spec"]["rayClusterSpec"]
+            cluster, spec = f"{name}-{suffix}", job["spec"]["rayClusterSpec"]
+            owner = {"apiVersion": "ray.io/v1", "kind": "RayJob", "name": name}
+            owner |= {"uid": job["metadata"]["uid"], "controller": True}
+            labels = dict(job["metadata"].get("labels") or {})
+            labels |= {"ray.io/originated-from-crd": "RayJob"}
+            labels |= {"ray.io/originated-from-cr-name": name}
+            made = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "spec": spec}
+            made["metadata"] = {"name": cluster, "labels": labels, "ownerReferences": [owner]}
+            self.custom.create_namespaced_custom_object(
+                "ray.io", "v1", NAMESPACE, "rayclusters", made
+            )
             status = {"rayClusterName": cluster, "jobDeploymentStatus": "Initializing"}
             self._patch_status("RayJob", name, status)
         else:
             cluster, spec = name, self.object("RayCluster", name)["spec"]
+        made_cluster = self.object("RayCluster", cluster)
+        pod_owner = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "name": cluster}
+        pod_owner |= {"uid": made_cluster["metadata"]["uid"], "controller": True}
         service = {"metadata": {"name": f"{cluster}-head-svc"}, "spec": {"ports": []}}
         service["spec"]["ports"].append({"name": "dashboard", "port": 8265})
-        self.core.create_namespaced_service(NAMESPACE, service, _preload_content=False)
+        made_services = {
+            svc.metadata.name for svc in self.core.list_namespaced_service(NAMESPACE).items
+        }
+        if service["metadata"]["name"] not in made_services:  # a RayCluster made again keeps it
+            self.core.create_namespaced_service(NAMESPACE, service, _preload_content=False)
         for pod, _ in operator_pods(spec, cluster):
+            pod["metadata"]["ownerReferences"] = [pod_owner]
             for container in pod["spec"]["containers"]:  # a pod's Quantities are strings
                 limits = container.get("resources", {}).get("limits", {})
                 limits.update({k: str(v) for k, v in limits.items()})
@@ -187,6 +207,13 @@ class KubeRayCluster(Cluster):
             for pod in self.ray_pods(cluster)
         ]
         self.emulator.dashboards[f"{cluster}-head-svc"] = rows
+
+    def earlier_pod(self, cluster: str, group: str, terminating: bool) -> str:
+        """A Ray pod of ``cluster``'s name left by an earlier RayCluster (another owner uid;
+        Failed, exit 137), in ``group``; ``terminating``: being deleted (a finalizer holds it)."""
+        labels = {"ray.io/cluster": cluster, "ray.io/node-type": "worker", "ray.io/group": group}
+        owner = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "name": cluster}
+        return self.dead_pod(f"{cluster}-{group}-worker-old", labels, owner, [], terminating)
 
     def finish(self, name: str, job_status: str) -> None:
         deployment = "Complete" if job_status == "SUCCEEDED" else "Failed"

@@ -76,8 +76,9 @@ def click_when_enabled(page, name: str) -> None:
 
 
 def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) -> None:  # noqa: F811
-    """Run to a checkpoint, Stop, Submit again, Stop, Refresh: no OK banner, no old checkpoint,
-    charts from 0; Delete (confirmed); a 32-node config: no status overlay on its rows."""
+    """Run to a checkpoint, Stop, Resume from global_step_2 (it starts at step 3 and writes
+    global_step_4), Stop, Submit again, Stop, Refresh: no OK banner, no old checkpoint, charts
+    from 0; Delete (confirmed); a 32-node config: no status overlay on its rows."""
     open_app(page, voila_url, 1280)
     page.set_default_timeout(120_000)
     page.locator(".widget-dropdown select").first.select_option(EXAMPLE)
@@ -87,12 +88,37 @@ def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) ->
     page.get_by_placeholder("0:8,1:4 (overrides the slider)").fill("0:2,1:2")
     page.get_by_role("button", name="Apply").click()
     tab(page, "5 Job")
+    # Outputs on a persistent mount: a resume refuses a checkpoint under no mount.
+    for placeholder, value in (
+        ("object storage for outputs", "oss-rlinf"),
+        ("/mnt/output", "/mnt/output"),
+    ):
+        box = page.get_by_placeholder(placeholder, exact=True)
+        box.fill(value)
+        box.press("Enter")
+    page.wait_for_timeout(2_000)  # the findings re-render with the mount
     boxes = page.get_by_label("I understand")
     for index in range(boxes.count()):
         boxes.nth(index).check()
     tab(page, "6 Submit & monitor")
     click_when_enabled(page, "Submit")
     page.get_by_text("Latest checkpoint: global_step_").wait_for(timeout=300_000)
+    click_when_enabled(page, "Stop")
+    page.get_by_text("Stopped Job").first.wait_for()
+
+    # Resume from the first checkpoint: the new run starts at the step after it, writes its own.
+    picker = page.locator(".widget-dropdown:has(label:text('Resume from')) select")
+    picker.locator("option", has_text="global_step_2").wait_for(state="attached")
+    picker.select_option("global_step_2")
+    click_when_enabled(page, "Resume")
+    page.get_by_text("Resuming Job ").first.wait_for(timeout=120_000)
+    page.get_by_text("appended to the RLinf launch line").first.wait_for()
+    page.get_by_text("Resumed from global_step_2: this run starts at step 3.").wait_for(
+        timeout=300_000
+    )
+    page.get_by_text("Latest checkpoint: global_step_4").wait_for(timeout=300_000)
+    assert picker.input_value() == "global_step_2"  # the choice is kept
+    shot(page, "resumed-run")
     click_when_enabled(page, "Stop")
     page.get_by_text("Stopped Job").first.wait_for()
 

@@ -6,6 +6,8 @@ The CLI connects the way a user does: a kubeconfig file (here pointing at the em
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -92,9 +94,30 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
         "env-0.log",
     }
 
-    kube.set_job_status("demo", "Succeeded")
+    kube.set_job_status("demo", "Succeeded")  # the run ended; its Workers still run
+    served = kube.emulator.served
+
+    def workers_exit() -> None:  # after a few refreshes of the finished Job
+        deadline = time.monotonic() + 60
+        while kube.emulator.served < served + 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        kube.end_workers("demo")
+
+    driver = threading.Thread(target=workers_exit)
+    driver.start()
     code, out, _ = cli(capsys, "status", "demo", *backend, "--watch", "--interval", "0.1")
-    assert code == 0 and out.count("Job demo on kubernetes") == 1  # the Job has ended: one refresh
+    driver.join()
+    held = (
+        "demo has ended but still holds 3 Workers; Stop releases them: "
+        "rlark-migrate stop demo --backend kubernetes"
+    )
+    assert code == 0 and out.count("Job demo on kubernetes") >= 2  # watched on while held
+    assert held in out.splitlines()
+    *_, last = out.rstrip().split("Job demo on kubernetes")
+    assert held not in last  # the last refresh: the Workers are gone, the watch ends
+    # with the Workers gone the Job is settled: one refresh
+    code, out, _ = cli(capsys, "status", "demo", *backend, "--watch", "--interval", "0.1")
+    assert code == 0 and out.count("Job demo on kubernetes") == 1
 
     code, _, _ = cli(capsys, "delete", "demo", *backend)
     assert code == 0 and not kube.exists("jobs", "demo")

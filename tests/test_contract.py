@@ -26,6 +26,8 @@ EXAMPLE = example_site()
 #: Facts plain enough to be ordinary words: only a constant equal to them is a copy.
 WORDS = {contract.OUTPUT_MOUNT, EXAMPLE.api_group, EXAMPLE.api_version_name, EXAMPLE.kind}
 WORDS |= {EXAMPLE.plural, *EXAMPLE.storage_classes, contract.KUBERAY_GROUP}
+#: Our own name appears in paths, messages and the planned-by annotation's value.
+WORDS.add(contract.DISTRIBUTION)
 # The example's category values equal the console categories' own keys (cloud, edge, robot),
 # which the code names on purpose (rlark/site.py CONSOLE_CATEGORIES), so they are not scanned.
 #: The RLARK_ prefix is reserved for RLark on Workers; our own RLARK_* settings may carry it.

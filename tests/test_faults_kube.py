@@ -123,6 +123,7 @@ def test_status_watch_reports_a_failed_refresh_and_keeps_watching(kube, tmp_path
             time.sleep(0.01)
         time.sleep(0.5)  # at least one whole refresh after the outage
         kube.set_job_status("demo", "Succeeded")
+        kube.end_workers("demo")
 
     driver = threading.Thread(target=cluster_side)
     driver.start()

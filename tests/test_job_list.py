@@ -26,7 +26,11 @@ def test_list_shows_every_job_with_its_phase_workers_and_checkpoint(kube, tmp_pa
     assert (later["workers_running"], later["latest_checkpoint"]) == (0, None)
     code, out, _ = cli(capsys, "list", *argv)
     lines = out.splitlines()
-    assert lines[0].startswith("demo  Running  Workers 3/3  step 10  global_step_10  started ")
+    run = kube.job("demo")["metadata"]["uid"]
+    assert demo["run"] == run and later["run"] != run
+    assert lines[0].startswith(
+        f"demo  Running  run {run[:8]}  Workers 3/3  step 10  global_step_10"
+    )
     assert lines[1].startswith("later  ") and "no checkpoint" in lines[1]
     code, out, _ = cli(capsys, "list", *argv, "--lang", "zh")
     assert "Worker 3/3  第 10 步" in out.splitlines()[0]

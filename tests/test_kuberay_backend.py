@@ -155,7 +155,9 @@ def test_a_refresh_costs_the_same_few_requests_for_3_or_30_ranked_workers(kubera
         assert len(snap.workers) == snap.members_alive == actors + 2
         assert [w.rank for w in snap.workers] == list(range(actors + 2))
         costs.append((backend.api.requests - before, kuberay.emulator.served - served))
-    assert costs == [(4, 4), (4, 4)]  # RayJob, pods, events, dashboard (checkpoints: local)
+    # RayJob, its RayCluster (the run), pods, events, dashboard members and GPU summary
+    # (checkpoints and curves: local)
+    assert costs == [(6, 6), (6, 6)]
 
 
 def test_checkpoints_are_listed_by_exec_in_the_head_pod_without_a_local_mount(kuberay):

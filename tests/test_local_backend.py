@@ -448,6 +448,17 @@ def test_a_restart_resumes_only_from_a_readable_checkpoint(tmp_path: Path) -> No
         first_step(step)
     assert "readable actor/" in str(error.value) and "RLinf asserts it" in str(error.value)
     (step / "actor").mkdir()
+    with pytest.raises(RehearsalFailure) as error:
+        first_step(step)  # an empty actor/: nothing to load
+    assert "has an empty actor/" in str(error.value)
+    (step / "actor" / "rehearsal_rank_0.json").write_text(json.dumps({"step": 2}))
+    with pytest.raises(RehearsalFailure) as error:
+        first_step(step)  # a shard of another step
+    assert str(error.value) == (
+        "rehearsal_rank_0.json in runner.resume_dir is not a shard of global_step_4 (it says"
+        " step 2)."
+    )
+    (step / "actor" / "rehearsal_rank_0.json").write_text(json.dumps({"step": 4}))
     assert first_step(step) == 5
     with pytest.raises(RehearsalFailure):
         first_step(tmp_path / "checkpoints")

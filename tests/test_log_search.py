@@ -9,7 +9,8 @@ from pathlib import Path
 from test_cli_jobs import cli, write_kubeconfig
 from test_kubernetes_backend import NAMESPACE, running
 
-from rlark_widgets.monitor.log_search import appended, level_of, search
+from rlark_widgets.monitor.log_levels import header_level
+from rlark_widgets.monitor.log_search import appended, search
 
 LOGS = {
     "header/0": "INFO step 1\nWARNING slow collective\nplain line\nERROR NCCL timeout",
@@ -32,7 +33,7 @@ def test_search_filters_by_text_worker_and_level():
         ("actor/0", 3)
     ]
     assert [x.text for x in search(LOGS, "nccl")] == ["ERROR NCCL timeout"]
-    assert (level_of("WARN x"), level_of("FATAL y"), level_of("no level")) == (
+    assert (header_level("WARN x"), header_level("FATAL y"), header_level("no level")) == (
         "WARNING",
         "CRITICAL",
         None,

@@ -75,6 +75,8 @@ def test_status_watch_prints_each_event_on_its_own_line(kube, tmp_path: Path, ca
         kube.checkpoint(CHECKPOINTS, 10)
         time.sleep(1.0)
         kube.set_job_status("demo", "Succeeded")
+        time.sleep(0.5)
+        kube.end_workers("demo")  # the watch goes on until the Workers are gone
 
     driver = threading.Thread(target=cluster_side)
     driver.start()
@@ -85,3 +87,5 @@ def test_status_watch_prints_each_event_on_its_own_line(kube, tmp_path: Path, ca
     assert code == 0
     assert "» demo saved checkpoint global_step_10." in lines
     assert lines[-1] == "» demo ended: Succeeded."
+    held = "demo has ended but still holds 3 Workers; Stop releases them:"
+    assert any(line.startswith(held) for line in lines)

@@ -20,6 +20,13 @@ if TYPE_CHECKING:
     from kube_emulator import Cluster
 
 RECORDED = Path(__file__).parent / "golden" / "ray_dashboard"
+#: (Worker, GPU index, utilisation %) in the recorded two-node summary, by the nodes' ranks 0, 1.
+RECORDED_GPUS = [
+    ("header/0", 0, 87.0),
+    ("header/0", 1, 91.0),
+    ("actor/0", 0, 12.0),
+    ("actor/0", 1, 0.0),
+]
 #: The embodied runner's TensorBoard directory: <log_path>/tensorboard, log_path above the
 #: experiment (rlinf-cluster-spec §5); CHECKPOINTS is <log_path>/<experiment>/checkpoints.
 TENSORBOARD = str(Path(CHECKPOINTS).parent.parent / "tensorboard")
@@ -72,12 +79,7 @@ def test_gpu_use_per_worker_comes_from_the_recorded_node_summary(kube: Cluster):
     answer = json.loads((RECORDED / "node_summary_two_gpu_nodes.json").read_text())
     kube.emulator.summaries["demo-header-0"] = answer
     snap = kube.backend().snapshot("demo")
-    assert [(g.worker, g.index, g.utilization) for g in snap.gpus] == [
-        ("header/0", 0, 87.0),
-        ("header/0", 1, 91.0),
-        ("actor/0", 0, 12.0),
-        ("actor/0", 1, 0.0),
-    ]
+    assert [(g.worker, g.index, g.utilization) for g in snap.gpus] == RECORDED_GPUS
     assert snap.gpu_note is None and snap.missing == []
 
 

@@ -62,7 +62,10 @@ def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_st
         runs = RunsPanel(session)
         runs.load()
         (label,) = [text for text, _ in runs.choice.options]
-        assert label.startswith("curves  Succeeded  Workers 0/1  step 4  global_step_4  started ")
+        run = session.job_rows()[0].run
+        assert label.startswith(
+            f"curves  Succeeded  run {run[:8]}  Workers 0/1  step 4  global_step_4  started "
+        )
         runs.choice.value = "curves"
         runs.attach()
         session._stop_monitor.set()

@@ -14,7 +14,7 @@ from tensorboard.compat.proto.summary_pb2 import Summary
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
 from rlark_widgets.backends.events import read_scalars, scalars_into
-from rlark_widgets.backends.kube.events import TAIL_SCRIPT, apply_tails
+from rlark_widgets.backends.k8s.events import TAIL_SCRIPT, apply_tails
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.scalars import HEALTHY, SLOW, STALLED, ScalarSeries, step_pace
 from rlark_widgets.monitor.snapshot import (

@@ -43,14 +43,18 @@ from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.snapshot import JobSnapshot, RayMember, WorkerSnapshot
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.check import check_job
-from rlark_widgets.rlark.inventory import CATEGORIES, CATEGORY_LABEL, load_inventory
+from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import CONSOLE_CATEGORIES, example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.rlinf import inspect_config, load_config, load_text
 from rlark_widgets.viz.flow import flow_figure
 from rlark_widgets.viz.topology import node_rows, topology_figure
 
 IMAGE = "registry.example.com/rlinf:v0.3.0-cuda12.4"
+# The label names and values below are this tool's EXAMPLE site profile; yours come from your admin.
+SITE = example_site()
+CATEGORY_LABEL = SITE.category_label
 
 
 def show(findings, *prefixes):
@@ -163,16 +167,20 @@ topology_figure(
 by_category = pd.DataFrame(
     [
         {
-            "console": CATEGORIES[category],
+            "console": CONSOLE_CATEGORIES[category],
             CATEGORY_LABEL: category,
             "nodes": [n.name for n in inventory.nodes if n.category == category],
             "GPUs": sum(n.gpus for n in inventory.nodes if n.category == category),
         }
-        for category in CATEGORIES
+        for category in CONSOLE_CATEGORIES
     ]
 )
 # This tool's example profile; your environment defines its own values.
-assert CATEGORIES == {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
+assert SITE.is_example and CONSOLE_CATEGORIES == {
+    "cloud": "云算力",
+    "edge": "端算力",
+    "robot": "端真机",
+}
 assert all(CATEGORY_LABEL in role.node_selector for role in job.roles)
 by_category
 

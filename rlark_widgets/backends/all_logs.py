@@ -1,7 +1,8 @@
 """Every Worker's log of a Job, and the run log, gathered through any backend; as one zip.
 
-Logs are redacted exactly as run records are (:func:`rlark_widgets.rlark.secrets.redact`),
-whichever way they leave: shown, searched or downloaded.
+Logs are redacted exactly as run records are, and without terminal escapes
+(:func:`rlark_widgets.rlark.logs.clean_log`), whichever way they leave: shown, searched (by
+level too) or downloaded.
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ import zipfile
 from contextlib import suppress
 from pathlib import Path
 
-from ..rlark.logs import RUN_LOG
-from ..rlark.secrets import redact
+from ..rlark.logs import RUN_LOG, clean_log
 from .base import Backend, BackendError
 
 
@@ -23,10 +23,10 @@ def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
     workers = [w.key for w in backend.snapshot(name).workers]
     found: dict[str, str] = {}
     with suppress(BackendError):  # a backend without a separate run log: the Header's has it
-        found[RUN_LOG] = redact(backend.logs(name, RUN_LOG, tail))
+        found[RUN_LOG] = clean_log(backend.logs(name, RUN_LOG, tail))
     for worker in workers:
         try:
-            found[worker] = redact(backend.logs(name, worker, tail))
+            found[worker] = clean_log(backend.logs(name, worker, tail))
         except BackendError as exc:
             found[worker] = f"({exc.text})"
     if RUN_LOG in found and any(found[RUN_LOG] == found[w] for w in workers):

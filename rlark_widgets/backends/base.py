@@ -20,6 +20,7 @@ from ..i18n import Text, TextError, render
 from ..monitor.snapshot import JobSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
+from ..rlark.site import SiteProfile
 
 if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
     from ..rlinf import Expansion, RLinfConfig
@@ -98,7 +99,8 @@ RESUME_OVERRIDE = re.compile(r"runner\.resume_dir=(\S+)")
 
 def expectations(job: Job) -> Expectations:
     """Read what the monitor expects from the Job the planner annotated (or count Workers);
-    the resumed checkpoint from its annotation or the run script's ``runner.resume_dir=``."""
+    the resumed checkpoint from the run script's ``runner.resume_dir=`` (a command-line
+    override beats the config file, as in Hydra), else the annotation the config set."""
     notes = job.annotations
 
     def number(key: str) -> int | None:
@@ -110,7 +112,7 @@ def expectations(job: Job) -> Expectations:
         checkpoint_dir=notes.get(CHECKPOINT_DIR_ANNOTATION),
         save_interval=number(SAVE_INTERVAL_ANNOTATION),
         max_steps=number(MAX_STEPS_ANNOTATION),
-        resume_dir=notes.get(RESUME_DIR_ANNOTATION) or _resume_override(job.run_script),
+        resume_dir=_resume_override(job.run_script) or notes.get(RESUME_DIR_ANNOTATION),
     )
 
 
@@ -122,6 +124,7 @@ def _resume_override(script: str) -> str | None:
 
 class Backend(Protocol):
     name: str
+    site: SiteProfile  # whose labels and Job API it reads and writes
 
     def inventory(self) -> Inventory: ...
 

@@ -21,6 +21,7 @@ from . import (
     inventory_cmd,
     job_cmds,
     plan_cmd,
+    resume_cmd,
     sheet_cmd,
 )
 from .config_args import UsageError
@@ -36,6 +37,7 @@ COMMANDS = (
     admin_cmd,
     inventory_cmd,
     job_cmds,
+    resume_cmd,
     catalogue_cmd,
 )
 

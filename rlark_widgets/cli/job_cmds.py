@@ -15,13 +15,14 @@ from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.job_list import job_row, row_text
-from ..monitor.log_search import LEVELS, appended, search
+from ..monitor.log_levels import LEVELS, at_level
+from ..monitor.log_search import appended, search
 from ..monitor.notices import notices
-from ..monitor.snapshot import JobSnapshot
+from ..monitor.snapshot import RUNNING, JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..pipeline import PlannedJob, submit_checked
 from ..rlark.job import Job
-from ..rlark.logs import RUN_LOG
+from ..rlark.logs import RUN_LOG, clean_log
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from .backend_args import add_backend_arguments, backend_from_args
@@ -80,13 +81,19 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="a Job's Workers, Ray members, checkpoints and diagnosis",
         description="Per role the desired vs actual Workers and their phases, Ray members alive vs "
         "expected, the latest checkpoint and its age, and the diagnosis in plain words. --json gives "
-        "the full snapshot; --watch refreshes in place and exits when the Job ends.",
+        "the full snapshot; --watch refreshes in place until the Job has ended and its Workers are "
+        "gone (a finished Job whose Workers still run is watched on, with a line saying that Stop "
+        "releases them), printing each checkpoint, end, failure or stall on its own line.",
     )
     _name_and_backend(status)
     status.add_argument(
         "--json", action="store_true", help="print the full snapshot and diagnosis as JSON"
     )
-    status.add_argument("--watch", action="store_true", help="refresh until the Job ends")
+    status.add_argument(
+        "--watch",
+        action="store_true",
+        help="refresh until the Job has ended and its Workers are gone",
+    )
     status.add_argument(
         "--interval", type=float, default=5.0, help="seconds between refreshes (--watch)"
     )
@@ -106,7 +113,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "logs",
         help="a Worker's log (default: the Header's), or the run script's (--run)",
         description="Print the tail of one of this run's Worker logs, or of the run script's "
-        "output (--run), without terminal escapes and with secrets redacted.",
+        "output (--run), without terminal escapes and with secrets redacted; --level keeps the "
+        "lines at a level or above; --run-id reads an earlier run's (local backend: each run's "
+        "logs are kept).",
     )
     _name_and_backend(logs)
     which = logs.add_mutually_exclusive_group()
@@ -119,6 +128,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="the run script's output (on the Header's Worker; for the rehearsal, its verdict)",
     )
     logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
+    logs.add_argument(
+        "--run-id",
+        metavar="ID",
+        help="local backend: an earlier run's log (its id, or the first 8 characters that a new "
+        "submit prints); each run's logs are kept under <job>/runs/<run id>/",
+    )
+    logs.add_argument(
+        "--level",
+        choices=LEVELS,
+        help="only lines at this level or above, read from each line's Ray, RLinf or Python "
+        "logging header (a traceback keeps the level of the line that logged it)",
+    )
     logs.set_defaults(run=run_logs)
 
     every = commands.add_parser(
@@ -134,7 +155,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     every.add_argument(
         "--worker", action="append", metavar="ROLE/INDEX", help="only these Workers (or 'run')"
     )
-    every.add_argument("--level", choices=LEVELS, help="this level or above")
+    every.add_argument(
+        "--level", choices=LEVELS, help="this level or above (read from each line's header)"
+    )
     every.add_argument("--tail", type=int, default=2000, help="lines read per log (default 2000)")
     every.add_argument("--follow", action="store_true", help="keep printing new matching lines")
     every.add_argument(
@@ -244,9 +267,7 @@ def run_submit(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if result.where:
         _say(Text("Where: {where}", where=result.where_text), lang)
-    flags = f"--backend {backend.name}" + (
-        f" --workspace {args.workspace}" if backend.name == "local" else ""
-    )
+    flags = _flags(args, backend.name)
     command = f"rlark-migrate status {result.name} {flags} --watch"
     _say(Text("Next: {command}", command=command), lang)
     if not args.wait:
@@ -328,8 +349,10 @@ def run_status(args: argparse.Namespace) -> int:
                 if told and not args.json:
                     print(terminal_safe("\n".join(told)))
                 previous = snap
-            if not args.watch or snap.ended:
+            if not args.watch or snap.settled:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
+            if snap.ended:  # the Job is over, its Workers still hold their nodes
+                _say(_held(snap, args), args.lang)
             refreshing = Text(
                 "(refreshing every {seconds} s; Ctrl-C stops watching, the Job keeps running)",
                 seconds=f"{args.interval:g}",
@@ -341,6 +364,21 @@ def run_status(args: argparse.Namespace) -> int:
         return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
+
+
+def _flags(args: argparse.Namespace, backend: str) -> str:
+    """The backend options that reach the same Job again (for the commands printed next)."""
+    return f"--backend {backend}" + (f" --workspace {args.workspace}" if backend == "local" else "")
+
+
+def _held(snap: JobSnapshot, args: argparse.Namespace) -> Text:
+    """The line a watch prints while a finished Job still holds Workers (as the app says)."""
+    return Text(
+        "{job} has ended but still holds {count} Workers; Stop releases them: {command}",
+        job=snap.job,
+        count=sum(w.phase == RUNNING for w in snap.workers),
+        command=f"rlark-migrate stop {snap.job} {_flags(args, args.backend)}",
+    )
 
 
 def run_list(args: argparse.Namespace) -> int:
@@ -368,6 +406,8 @@ def _no_job(name: str, backend: Backend) -> BackendError:
 
 
 def run_logs(args: argparse.Namespace) -> int:
+    from ..backends.local.backend import LocalBackend  # loaded once a backend is open anyway
+
     if args.tail < 0:
         raise UsageError(
             Text("--tail takes a number of lines, 0 or more; got {tail}", tail=args.tail)
@@ -378,6 +418,15 @@ def run_logs(args: argparse.Namespace) -> int:
         if job is None:
             raise _no_job(args.name, backend)
         worker = args.worker or "header/0"
+        if args.run_id is not None and not isinstance(backend, LocalBackend):
+            raise UsageError(
+                Text(
+                    "--run-id reads an earlier run's logs, which only the local backend keeps "
+                    "(on a cluster, a stopped run's pods and their logs are gone)"
+                )
+            )
+        if args.run_id is not None and args.rank is not None:
+            raise UsageError(Text("--rank names a Worker of this run; use --worker with --run-id"))
         if args.run_log:
             worker = RUN_LOG
         elif args.rank is not None:
@@ -397,7 +446,14 @@ def run_logs(args: argparse.Namespace) -> int:
             worker = f"{header.name}/0" if header else worker
         # A log is the Worker's own output: secrets it printed are redacted as in records, and
         # terminal control sequences are shown, never obeyed.
-        print(terminal_safe(redact(backend.logs(args.name, worker, tail=args.tail))), end="")
+        text = (
+            backend.logs(args.name, worker, tail=args.tail, run_id=args.run_id)
+            if isinstance(backend, LocalBackend)
+            else backend.logs(args.name, worker, tail=args.tail)
+        )
+        if args.level:  # levels are read as a person reads the lines: escapes stripped
+            text = at_level(clean_log(text), args.level)
+        print(terminal_safe(redact(text)), end="")
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK

@@ -15,7 +15,8 @@ class JobRow:
 
     name: str
     phase: str
-    started: float | None  # the earliest Worker event (local: process start), when known
+    run: str | None  # the run's id (None: the backend cannot tell runs apart)
+    started: float | None  # the run's start, else the earliest Worker event, when known
     workers_running: int
     workers_expected: int
     last_step: int | None
@@ -29,10 +30,13 @@ class JobRow:
 def job_row(snap: JobSnapshot) -> JobRow:
     """The row of one Job's snapshot."""
     starts = [e.time for w in snap.workers for e in w.events if e.time is not None]
+    if snap.run is not None and snap.run.started is not None:
+        starts = [snap.run.started]
     latest = snap.latest_checkpoint
     return JobRow(
         name=snap.job,
         phase=snap.phase or ("Gone" if not snap.exists else "Unknown"),
+        run=snap.run.id if snap.run is not None else None,
         started=min(starts) if starts else None,
         workers_running=sum(w.phase == RUNNING for w in snap.workers),
         workers_expected=snap.expected_workers,
@@ -45,9 +49,11 @@ def job_row(snap: JobSnapshot) -> JobRow:
 def row_text(row: JobRow, age: Text | str) -> Text:
     """One line of the list, in the reader's language when rendered."""
     return Text(
-        "{name}  {phase}  Workers {running}/{expected}  step {step}  {checkpoint}  started {age} ago",
+        "{name}  {phase}  run {run}  Workers {running}/{expected}  step {step}  {checkpoint}"
+        "  started {age} ago",
         name=row.name,
         phase=row.phase,
+        run=row.run[:8] if row.run else "-",
         running=row.workers_running,
         expected=row.workers_expected,
         step="-" if row.last_step is None else row.last_step,

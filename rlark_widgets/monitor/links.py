@@ -48,14 +48,15 @@ def kube_links(
     checkpoint_dir: str | None,
     tensorboard_dir: str | None,
     job_resource: str,
-    job_label: str,
+    pods: str,
 ) -> list[Link]:
     """The port-forwards, the API-server proxy URL and the kubectl behind every panel;
-    ``job_resource`` and ``job_label`` are the site profile's Job resource and pod label."""
+    ``job_resource`` is the object's resource (the site profile's Job resource, or KubeRay's
+    ``rayjobs.ray.io``) and ``pods`` the label selector of its pods."""
     ns = f"kubectl -n {shlex.quote(namespace)}"
     links = [
         Link(Text("Job (phase, tasks)"), command=f"{ns} get {job_resource} {job} -o yaml"),
-        Link(Text("Workers"), command=f"{ns} get pods -l {job_label}={job} -o wide"),
+        Link(Text("Workers"), command=f"{ns} get pods -l {pods} -o wide"),
         Link(
             Text("Worker events"),
             command=f"{ns} get events --field-selector involvedObject.kind=Pod"

@@ -6,18 +6,16 @@ them with what the backend returned, so both filter the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-#: Log levels as Python's logging, Ray and RLinf print them, lowest first (WARN is WARNING).
-LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-LEVEL = re.compile(r"\b(DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\b")
+from .log_levels import line_levels, rank
 
 
 @dataclass(frozen=True)
 class LogLine:
-    """One line of one Worker's log, with its level when the line names one."""
+    """One line of one Worker's log, with its level (:mod:`.log_levels`: its header's, or that
+    of the record it continues, such as a traceback)."""
 
     worker: str
     number: int  # 1-based, within the text that was searched
@@ -28,14 +26,6 @@ class LogLine:
         return f"[{self.worker}] {self.text}"
 
 
-def level_of(line: str) -> str | None:
-    """The first level word of ``line`` (WARN as WARNING, FATAL as CRITICAL), or None."""
-    match = LEVEL.search(line)
-    if match is None:
-        return None
-    return {"WARN": "WARNING", "FATAL": "CRITICAL"}.get(match[1], match[1])
-
-
 def search(
     logs: Mapping[str, str],
     text: str = "",
@@ -43,19 +33,19 @@ def search(
     level: str | None = None,
 ) -> list[LogLine]:
     """Lines containing ``text`` (case-insensitive), of ``workers`` (all when None), at
-    ``level`` or above (lines naming no level are left out when a level is asked for)."""
+    ``level`` or above (lines of no level are left out when a level is asked for)."""
     wanted = set(workers) if workers is not None else None
-    floor = LEVELS.index(level) if level else None
+    floor = rank(level) if level else None
     needle = text.casefold()
     found = []
     for worker, body in logs.items():
         if wanted is not None and worker not in wanted:
             continue
-        for number, line in enumerate(body.splitlines(), start=1):
+        lines = body.splitlines()
+        for number, (line, named) in enumerate(zip(lines, line_levels(lines), strict=True), 1):
             if needle and needle not in line.casefold():
                 continue
-            named = level_of(line)
-            if floor is not None and (named is None or LEVELS.index(named) < floor):
+            if floor is not None and (named is None or rank(named) < floor):
                 continue
             found.append(LogLine(worker, number, line, named))
     return found

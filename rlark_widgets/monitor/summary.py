@@ -118,6 +118,18 @@ def _earlier_line(snap: JobSnapshot) -> Text | None:
     return Text("Previous run's checkpoints (not this run's): {names}", names=names)
 
 
+def _resumed_line(snap: JobSnapshot) -> Text | None:
+    """Where a resumed run started: the step after its runner.resume_dir checkpoint."""
+    resumed = next((c for c in snap.checkpoints if c.resumed), None)
+    if resumed is None:
+        return None
+    return Text(
+        "Resumed from global_step_{step}: this run starts at step {first}.",
+        step=resumed.step,
+        first=resumed.step + 1,
+    )
+
+
 def _checkpoint_line(snap: JobSnapshot) -> Text:
     latest = snap.latest_checkpoint
     if latest is None:
@@ -159,6 +171,9 @@ def summary_lines(
         )
     )
     lines.append(_checkpoint_line(snap))
+    resumed = _resumed_line(snap)
+    if resumed is not None:
+        lines.append(resumed)
     if snap.verdict is not None:
         lines.append(Text("Rehearsal verdict: {line}", line=snap.verdict.line))
         if snap.verdict.placement and snap.verdict.passed:

@@ -6,6 +6,8 @@ import platform
 from dataclasses import dataclass
 from importlib import metadata
 
+from ..contract import DISTRIBUTION
+
 
 def installed_version(distribution: str) -> str | None:
     """A package's installed version without importing it (Ray is slow to import)."""
@@ -29,7 +31,7 @@ class RecordFacts:
         from .. import __version__
 
         return {
-            "rlark-widgets": __version__,
+            DISTRIBUTION: __version__,
             "rlinf_commit": self.rlinf_commit,
             "image_digest": self.image_digest,
             "ray (image)": self.ray_version,

@@ -20,12 +20,7 @@ from ..findings import Finding, Severity
 from ..i18n import Text, TextError
 from ..input_files import InputFileError, read_input_text
 from ..safe_yaml import YamlStructureError, safe_load
-from .site import CONSOLE_CATEGORIES, SiteProfile, example_site
-
-#: Kept for the teaching notebooks until they read the site profile (issue 17 hands that to the
-#: notebooks' owner): the console categories, and the EXAMPLE profile's category label.
-CATEGORIES = CONSOLE_CATEGORIES
-CATEGORY_LABEL = example_site().category_label
+from .site import SiteProfile, example_site
 
 
 class InventoryError(TextError, ValueError):

@@ -41,6 +41,7 @@ from ..pipeline import (
     submit_checked,
     weighed_findings,
 )
+from ..resume import LATEST, in_progress, resume, resume_choices, resumed_text
 from ..rlark.admin_request import build_admin_request
 from ..rlark.build import JobSettings, job_mounts, reseed_prepare
 from ..rlark.facts import RecordFacts
@@ -71,6 +72,7 @@ log = logging.getLogger(__name__)
 
 ROLE, JOB, MOUNTS = Text("Role"), Text("Job"), Text("Mounts")  # what failed, in the error banner
 SUBMITTING = Text("Submitting…")
+REFRESH = Text("Refresh")
 #: The Job form's text fields: JobSettings fields, then the run-record facts.
 SETTINGS_FIELDS = tuple(f.name for f in fields(JobSettings) if f.name != "mounts")
 FACT_FIELDS = ("rlinf_commit", "image_digest")
@@ -162,6 +164,7 @@ class Session(HasTraits):
     notices = List(Instance(Notice))  # the watched run's latest events, newest last
     submitted_at = Float(None, allow_none=True)
     delete_pending = Unicode("")  # what Delete would remove, while it waits for confirmation
+    resume_from = Unicode(LATEST)  # the Resume picker: latest or global_step_N (kept as chosen)
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
     def __init__(self, workspace: Path | None = None, **kwargs: Any) -> None:
@@ -173,6 +176,7 @@ class Session(HasTraits):
         self._stop_monitor = threading.Event()
         self._submit_lock = threading.Lock()
         self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
+        self._failed: Text | str | None = None  # the action the shown error is from
         #: the last pipeline result (the Export choice, the sheet, the admin request)
         self.planned: PlannedJob | None = None
 
@@ -193,11 +197,16 @@ class Session(HasTraits):
         setattr(self, trait, render(message, self.lang))
 
     # --- guarded actions -------------------------------------------------------------------------
-    def _guard(self, action: Callable[[], None], what: Text | str) -> bool:
-        """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback."""
+    def _guard(self, action: Callable[[], None], what: Text | str, *, clears: bool = True) -> bool:
+        """Run ``action``; a failure becomes ``error`` (with its fix), never a traceback.
+
+        On success the error is cleared; ``clears`` False: only an error of this same action
+        (the background refresh must not wipe what a click was refused for).
+        """
         try:
             action()
         except (TextError, InventoryError, OSError, ValueError) as exc:
+            self._failed = what
             message, fix = _problem(exc)
             self._say(
                 "error",
@@ -207,6 +216,7 @@ class Session(HasTraits):
             )
             return False
         except Exception as exc:  # the app must never show a traceback
+            self._failed = what
             log.exception("unexpected error during %s", what)
             self._say(
                 "error",
@@ -217,7 +227,8 @@ class Session(HasTraits):
                 ),
             )
             return False
-        self._say("error", "")
+        if clears or self._failed == what:
+            self._say("error", "")
         return True
 
     # --- import ------------------------------------------------------------------------------------
@@ -753,14 +764,7 @@ class Session(HasTraits):
                 self._say("status", Text("Preflight…"))
                 submission = submit_checked(backend, plan_job(request, self.plan))
                 if submission.result is None:
-                    problems = submission.blocking
-                    raise BackendError(
-                        Text(
-                            "Preflight failed: {problems}",
-                            problems=Listing(f.text for f in problems),
-                        ),
-                        problems[0].fix_text if problems else "",
-                    )
+                    raise _preflight_failed(submission.blocking)
                 result = submission.result
                 self.submitted, self.submitted_at = result.name, time.time()
                 self.history = []
@@ -777,6 +781,69 @@ class Session(HasTraits):
 
             if self._guard(action, Text("Submit")):
                 self.start_monitor()
+        finally:
+            self.busy = False
+            self._submit_lock.release()
+
+    def resume_choices(self) -> list[str]:
+        """The Resume picker: latest and each checkpoint of any run of the watched Job."""
+        return resume_choices(self.snapshot) if self.submitted else []
+
+    def can_resume(self) -> bool:
+        """Resume needs a checkpoint of the watched Job and no run of it in progress."""
+        snap = self.snapshot
+        return (
+            bool(self.submitted)
+            and not self.busy
+            and snap is not None
+            and not in_progress(snap)
+            and bool(self.resume_choices())
+        )
+
+    def resume(self, which: str | None = None, wait: bool = False) -> bool:
+        """A new run of the watched Job from checkpoint ``which`` (None: the picker's choice),
+        in the background like Submit; a refusal shows as ``error`` with its fix."""
+        if which is not None:
+            self.resume_from = which
+        if not self._submit_lock.acquire(blocking=False):
+            return False
+        if not self.can_resume():
+            self._submit_lock.release()
+            self._say(
+                "error",
+                Text(
+                    "Resume is disabled: it needs a watched Job with a checkpoint and no run in"
+                    " progress (Stop it first)."
+                ),
+            )
+            return False
+        self.busy = True
+        self._say("status", Text("Resuming…"))
+        worker = threading.Thread(
+            target=self._resume_in_background, name="rlark-resume", daemon=True
+        )
+        worker.start()
+        if wait:
+            worker.join()
+        return True
+
+    def _resume_in_background(self) -> None:
+        try:
+
+            def action() -> None:
+                done = resume(self.backend(), self.submitted, self.resume_from)
+                result, problems = done.submission.result, done.submission.blocking
+                if result is not None and not result.created:  # the name is held elsewhere
+                    raise BackendError(result.text)
+                if result is None:
+                    raise _preflight_failed(problems)
+                self.submitted_at, self.history, self.notices = time.time(), [], []
+                self._say("status", resumed_text(done))
+
+            if self._guard(action, Text("Resume")):
+                self.start_monitor()
+            else:  # refused: "Resuming…" would stay beside the reason
+                self._say("status", "")
         finally:
             self.busy = False
             self._submit_lock.release()
@@ -798,9 +865,10 @@ class Session(HasTraits):
                 self.snapshot, self.diagnosis = snap, diagnose(snap)
                 self.history = extend(history, snap)
                 # The new view never sits beside the failed refresh's message before it.
-                self._say("error", "")
+                if self._failed == REFRESH:
+                    self._say("error", "")
 
-        return self._guard(action, Text("Refresh"))
+        return self._guard(action, REFRESH, clears=False)
 
     def start_monitor(self, interval: float = 3.0) -> None:
         """Refresh now, then in the background until the Job has ended and its Workers are
@@ -920,6 +988,14 @@ class Session(HasTraits):
             self._say("status", Text("TensorBoard runs at {url}", url=url))
 
         return self._guard(action, Text("Open TensorBoard")) and self.refresh()
+
+
+def _preflight_failed(problems: list[Finding]) -> BackendError:
+    """What blocked a submission (or a resume), with the first one's fix."""
+    return BackendError(
+        Text("Preflight failed: {problems}", problems=Listing(f.text for f in problems)),
+        problems[0].fix_text if problems else "",
+    )
 
 
 def _setting(name: str, value: str) -> object:

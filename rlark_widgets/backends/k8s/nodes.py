@@ -22,7 +22,7 @@ LIMITS = "template.spec.containers[0].resources.limits"
 SELECTOR = "template.spec.nodeSelector"
 
 
-def _finding(
+def finding(
     rule_id: str,
     severity: Severity,
     path: str,
@@ -92,10 +92,10 @@ def capacity_findings(job: Job, inventory: Inventory) -> Iterator[Finding]:
         if len(members) > 1 and short_alone & set(members):
             continue  # a member is short on its own nodes already: that is the finding
         names = sorted(set().union(*(matched[i] for i in members)))
-        finding = _capacity_finding(job, members, [nodes[n] for n in names], gpu)
-        if finding is not None:
+        short = _capacity_finding(job, members, [nodes[n] for n in names], gpu)
+        if short is not None:
             short_alone.update(members if len(members) == 1 else ())
-            yield finding
+            yield short
 
 
 def _capacity_finding(
@@ -119,7 +119,7 @@ def _capacity_finding(
             if per_worker > largest
             else ""
         )
-        return _finding(
+        return finding(
             "K8S-CAPACITY",
             Severity.ERROR,
             f"spec.tasks[{members[0]}].{LIMITS}",
@@ -154,7 +154,7 @@ def selector_findings(job: Job, inventory: Inventory, cluster: str | None) -> It
             names = ", ".join(
                 f"{n.name} ({n.cluster or '?'}/{n.category or '?'})" for n in selection.outside[:6]
             )
-            yield _finding(
+            yield finding(
                 "K8S-SELECTOR-OUTSIDE",
                 Severity.WARNING,
                 path,
@@ -185,7 +185,7 @@ def selector_findings(job: Job, inventory: Inventory, cluster: str | None) -> It
                 if down
                 else ""
             )
-            yield _finding(
+            yield finding(
                 "K8S-SELECTOR-COUNT",
                 Severity.WARNING,
                 path,
@@ -209,7 +209,7 @@ def namespace_findings(job: Job, namespace: str) -> list[Finding]:
     if job.namespace == namespace:
         return []
     return [
-        _finding(
+        finding(
             "K8S-NAMESPACE",
             Severity.INFO,
             "metadata.namespace",

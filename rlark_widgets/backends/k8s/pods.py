@@ -1,9 +1,10 @@
 """What a refresh reads from pods, the same for an RLark Job and a KubeRay RayJob/RayCluster.
 
 Each backend's reader finds its object and its pods its own way; the parts after that are the
-same: the namespace's pod events in one list, Ray members from a dashboard the API server
-proxies to, checkpoints (a local read, or one exec in the head pod), the head's log tail, all
-within one refresh's time budget, each part that fails named in ``missing``.
+same: the namespace's pod events in one list, Ray members and GPU use from a dashboard the API
+server proxies to, checkpoints and training curves (a local read, or one exec in the head pod),
+the head's log tail, all within one refresh's time budget, each part that fails named in
+``missing``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,26 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ...i18n import Text
+from ...monitor.links import Link, kube_links
 from ...monitor.runs import split_checkpoints
-from ...monitor.snapshot import CHECKPOINTS, MEMBERS, RUNNING, JobSnapshot, WorkerSnapshot
+from ...monitor.snapshot import (
+    CHECKPOINTS,
+    GPUS,
+    MEMBERS,
+    RUNNING,
+    SCALARS,
+    JobSnapshot,
+    WorkerSnapshot,
+)
 from ...rlark.job import MAIN_CONTAINER, Job
 from ..base import BackendError, expectations
 from ..checkpoints import local_checkpoints, local_directory
+from ..events import event_files, scalars_into
+from ..gpu_use import gpu_use_into
 from ..ray_members import members_from_dashboard
 from .api import Action, KubeApi, KubeApiError
 from .checkpoints import ExecFailed, exec_checkpoints
+from .events import fetch_events, tensorboard_dirs, tensorboard_root
 from .workers import join_members
 
 #: A refresh's time budget, in request timeouts: retries stop, and no further part starts,
@@ -160,6 +173,76 @@ class PodReader:
                 snap.lack(MEMBERS, Text("the Ray dashboard answered: {error}", error=str(exc)))
 
         self._part(snap, MEMBERS, deadline, read)
+
+    def _gpu_use_through(
+        self, snap: JobSnapshot, deadline: float, action: Action, path: str, **params: str
+    ) -> None:
+        """GPU use per Worker from the dashboard's node summary the API server proxies ``path``
+        to; asked only once Ray members were read (the same dashboard answered)."""
+        if not snap.members:
+            return
+
+        def read() -> None:
+            answer = self.api.raw_get(action, path, attempts=1, deadline=deadline, **params)
+            try:
+                gpu_use_into(snap, answer)
+            except ValueError as exc:
+                snap.lack(GPUS, Text("the Ray dashboard answered: {error}", error=str(exc)))
+
+        self._part(snap, GPUS, deadline, read)
+
+    def _scalars(
+        self, snap: JobSnapshot, job: Job, head: WorkerSnapshot | None, deadline: float
+    ) -> None:
+        """Training curves from the TensorBoard event files: the local mount when there is
+        one, else the head pod's files mirrored here by exec; none before the head runs.
+        Only points written since this run started: an earlier run's events left in the same
+        directory are not this run's curves."""
+        since = snap.run.started if snap.run is not None else None
+        if self.checkpoint_root is not None:
+            for directory in tensorboard_dirs(job):
+                local = local_directory(job, directory, self.checkpoint_root)
+                if local is not None and event_files(local):
+                    scalars_into(snap, local, since)
+                    return
+            return
+        if head is None or head.phase != RUNNING:
+            return
+        if time.monotonic() >= deadline:
+            snap.lack(SCALARS, self._late())
+            return
+        try:
+            mirrored = fetch_events(self.api, self.namespace, head.name, job)
+        except (ExecFailed, OSError, ValueError) as exc:
+            why = exc.why if isinstance(exc, ExecFailed) else str(exc)
+            snap.lack(SCALARS, Text("exec in {pod} failed: {error}", pod=head.name, error=why))
+            return
+        if mirrored is not None:
+            scalars_into(snap, mirrored, since)
+
+    def _links(
+        self,
+        name: str,
+        job: Job | None,
+        head: WorkerSnapshot | None,
+        workers: list[WorkerSnapshot],
+        resource: str,
+        pods: str,
+    ) -> list[Link]:
+        """The kubectl commands behind each panel, the port-forwards and the proxy URL;
+        ``resource`` is the object's (``jobs.rlark.io``), ``pods`` the label selector of its
+        pods."""
+        return kube_links(
+            self.namespace,
+            name,
+            head.name if head is not None and head.phase == RUNNING else None,
+            [w.name for w in workers],
+            self.api.host,
+            expectations(job).checkpoint_dir if job is not None else None,
+            tensorboard_root(job) if job is not None else None,
+            resource,
+            pods,
+        )
 
     def _log_tail(self, head: WorkerSnapshot, deadline: float) -> list[str]:
         """The Header's last lines, read only when the run script failed (one more request)."""

@@ -42,6 +42,15 @@ def epoch(stamp: Any) -> float | None:
         return None
 
 
+def run_of(obj: Mapping[str, Any], started: Any = None) -> RunInfo | None:
+    """The run an object is (an RLark Job, a RayCluster): its uid and creation time, or
+    ``started`` (a timestamp) when given; None when the server gave no uid."""
+    metadata = obj.get("metadata") or {}
+    uid = metadata.get("uid")
+    when = epoch(started) or epoch(metadata.get("creationTimestamp"))
+    return RunInfo(str(uid), when) if uid else None
+
+
 def events_by_pod(events: Iterable[Mapping[str, Any]]) -> dict[str, list[EventRecord]]:
     """Pod events keyed by pod name, oldest first."""
     grouped: dict[str, list[EventRecord]] = defaultdict(list)

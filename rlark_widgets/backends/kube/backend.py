@@ -20,7 +20,6 @@ What each operation means (the README repeats it):
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,16 +29,13 @@ from kubernetes import client
 from ...findings import Finding, has_errors
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
-from ...rlark.site import SiteProfile
 from ...rlark.written import differences, normalised
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from ..k8s.api import Action, KubeApiError, RetryPolicy
-from ..k8s.config import open_api
-from ..k8s.inventory import inventory_from
+from ..k8s.api import Action, KubeApiError
+from ..k8s.cluster_backend import ClusterBackend
 from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
 from ..k8s.pods import read_worker_log
 from .jobs import call_jobs
@@ -66,7 +62,7 @@ def _claims(job: Mapping[str, Any]) -> list[str]:
     return [entry["claimName"] for entry in storage if entry.get("claimName")]
 
 
-class KubernetesBackend:
+class KubernetesBackend(ClusterBackend):
     """RLark on Kubernetes: inventory, preflight, submit once, snapshot, logs, stop, delete."""
 
     name = "kubernetes"
@@ -75,54 +71,16 @@ class KubernetesBackend:
         self,
         api_client: client.ApiClient | None = None,
         *,
-        namespace: str | None = None,
-        config_file: str | os.PathLike[str] | None = None,
-        context: str | None = None,
-        cluster: str | None = None,
         checkpoint_root: str | os.PathLike[str] | None = None,
-        timeout: float = 10.0,
-        retry: RetryPolicy | None = None,
-        site: SiteProfile | None = None,
+        **connection: Any,
     ) -> None:
-        """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or in-cluster.
-
-        ``cluster`` is the intended cluster (the site's cluster label) for node selections;
-        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no exec
-        needed then); ``site`` names the Job API, the node and Worker labels (else the example).
-        """
-        self.api, self.namespace = open_api(
-            api_client, namespace, config_file, context, timeout, retry, site
-        )
-        self.cluster = cluster
-        self.site = self.api.site
+        """``connection``: namespace, kubeconfig (``config_file``, ``context``), the intended
+        ``cluster``, timeout, retry and site (:class:`..k8s.cluster_backend.ClusterBackend`);
+        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no
+        exec needed then)."""
+        super().__init__(api_client, **connection)
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = SnapshotReader(self.api, self.namespace, root)
-        self._submit_lock = threading.Lock()
-
-    @classmethod
-    def from_kubeconfig(
-        cls,
-        context: str | None = None,
-        namespace: str | None = None,
-        config_file: str | os.PathLike[str] | None = None,
-        **options: Any,
-    ) -> KubernetesBackend:
-        """The user's kubeconfig (or in-cluster account); BackendError with a fix when none."""
-        return cls(None, namespace=namespace, config_file=config_file, context=context, **options)
-
-    def close(self) -> None:
-        """Release the HTTP connections (a backend is cheap to make again)."""
-        self.api.close()
-
-    # --- the cluster -------------------------------------------------------------------------
-    def inventory(self) -> Inventory:
-        nodes = self.api.call(Action("list", "nodes"), self.api.core.list_node)
-        classes = self.api.call(
-            Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
-        )
-        return inventory_from(
-            nodes["items"], classes["items"], f"kubernetes {self.api.host}", self.site
-        )
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""

@@ -13,38 +13,27 @@ from typing import Any
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...rlark.inventory import Inventory
-from ..k8s.api import Action, KubeApi, KubeApiError, with_server_words
-from ..k8s.nodes import SOURCE
+from ..k8s.api import KubeApi
+from ..k8s.nodes import SOURCE, finding
+from ..k8s.server_checks import Resource, served
+from ..k8s.server_checks import access_findings as shared_access_findings
+from ..k8s.server_checks import dry_run_findings as shared_dry_run_findings
 from .jobs import call_jobs
 
 
-def _finding(
-    rule_id: str,
-    severity: Severity,
-    path: str,
-    message: Text,
-    fix: Text | str,
-    source: str = SOURCE,
-) -> Finding:
-    return Finding(rule_id, severity, path, message, fix, source)
+def job_resource(api: KubeApi) -> Resource:
+    """The site's Job resource, as the server checks ask about it."""
+    site = api.site
+    return Resource(site.api_group, site.api_version_name, site.plural, site.kind, "K8S", SOURCE)
 
 
 def crd_findings(api: KubeApi) -> list[Finding]:
     """The site's Job resource is served (discovery needs no special permission)."""
-    site = api.site
-    action = Action("discover", f"API group {site.api_version}")
-    try:
-        answer = api.call(
-            action, api.custom.get_api_resources, site.api_group, site.api_version_name
-        )
-    except KubeApiError as exc:
-        if exc.status != 404:
-            raise
-        answer = {}
-    if any(r.get("name") == site.plural for r in answer.get("resources") or []):
+    if served(api, job_resource(api)):
         return []
+    site = api.site
     return [
-        _finding(
+        finding(
             "K8S-CRD",
             Severity.ERROR,
             "apiVersion",
@@ -64,73 +53,17 @@ def crd_findings(api: KubeApi) -> list[Finding]:
 
 def access_findings(api: KubeApi, namespace: str) -> list[Finding]:
     """A SelfSubjectAccessReview: may we create Jobs in the namespace?"""
-    review = {
-        "apiVersion": "authorization.k8s.io/v1",
-        "kind": "SelfSubjectAccessReview",
-        "spec": {
-            "resourceAttributes": {
-                "namespace": namespace,
-                "verb": "create",
-                "group": api.site.api_group,
-                "resource": api.site.plural,
-            }
-        },
-    }
-    fix = Text(
-        "Ask the cluster admin for 'create' on {resource} in namespace '{namespace}', or use a"
-        " namespace you may write to.",
-        resource=api.site.job_resource,
-        namespace=namespace,
-    )
-    try:
-        answer = api.call(
-            Action("create", "selfsubjectaccessreviews.authorization.k8s.io"),
-            api.authz.create_self_subject_access_review,
-            review,
-        )
-    except KubeApiError as exc:
-        if exc.server_trouble:
-            raise
-        return [
-            _finding(
-                "K8S-ACCESS",
-                Severity.WARNING,
-                "metadata.namespace",
-                Text(
-                    "Could not check whether you may create Jobs in '{namespace}': {reason}",
-                    namespace=namespace,
-                    reason=exc.text,
-                ),
-                fix,
-            )
-        ]
-    status = answer.get("status") or {}
-    if status.get("allowed"):
-        return []
-    why = status.get("reason") or status.get("evaluationError") or ""
-    return [
-        _finding(
-            "K8S-ACCESS",
-            Severity.ERROR,
-            "metadata.namespace",
-            with_server_words(
-                Text(
-                    "You may not create {resource} in namespace '{namespace}'.",
-                    resource=api.site.job_resource,
-                    namespace=namespace,
-                ),
-                why,
-            ),
-            fix,
-        )
-    ]
+    return shared_access_findings(api, namespace, job_resource(api))
 
 
 def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]:
     """The server's own verdict on the Job (schema, admission webhooks, quotas), nothing saved."""
     namespace, name = manifest["metadata"]["namespace"], manifest["metadata"]["name"]
-    try:
-        call_jobs(
+    return shared_dry_run_findings(
+        job_resource(api),
+        namespace,
+        name,
+        lambda: call_jobs(
             api,
             "create",
             api.custom.create_namespaced_custom_object,
@@ -138,37 +71,8 @@ def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]
             manifest,
             name=name,
             dry_run="All",
-        )
-    except KubeApiError as exc:
-        if exc.server_trouble:
-            raise
-        if exc.status == 409:
-            return [
-                _finding(
-                    "K8S-DRY-RUN",
-                    Severity.WARNING,
-                    "metadata.name",
-                    Text(
-                        "A Job named '{name}' already exists in namespace '{namespace}': submitting"
-                        " will not overwrite it.",
-                        name=name,
-                        namespace=namespace,
-                    ),
-                    Text("Open the existing Job, delete it first, or choose another name."),
-                )
-            ]
-        causes: list[tuple[str, Text | str]] = [*exc.causes] or [("(document)", exc.text)]
-        return [
-            _finding(
-                "K8S-DRY-RUN",
-                Severity.ERROR,
-                path,
-                Text("The API server's dry run rejects the Job: {reason}", reason=text),
-                exc.fix_text,
-            )
-            for path, text in causes
-        ]
-    return []
+        ),
+    )
 
 
 def storage_findings(manifest: Mapping[str, Any], inventory: Inventory) -> Iterator[Finding]:
@@ -176,7 +80,7 @@ def storage_findings(manifest: Mapping[str, Any], inventory: Inventory) -> Itera
         name = entry.get("storageClassName", "")
         if name not in inventory.storage_classes:
             names = ", ".join(inventory.storage_classes)
-            yield _finding(
+            yield finding(
                 "K8S-STORAGECLASS",
                 Severity.ERROR,
                 f"spec.storage[{index}].storageClassName",

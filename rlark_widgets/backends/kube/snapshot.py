@@ -15,30 +15,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...i18n import Text
-from ...monitor.links import Link, kube_links
 from ...monitor.snapshot import (
     EVENTS,
-    GPUS,
     JOB_SPEC,
     LOG_TAIL,
     MEMBERS,
     PODS,
-    RUNNING,
-    SCALARS,
     JobSnapshot,
-    RunInfo,
     WorkerSnapshot,
 )
 from ...rlark.job import Job
-from ..base import expectations
-from ..checkpoints import local_directory
-from ..events import event_files, scalars_into
-from ..gpu_use import SUMMARY_PATH, gpu_use_into
+from ..gpu_use import SUMMARY_PATH
 from ..k8s.api import Action, KubeApi, KubeApiError
-from ..k8s.checkpoints import ExecFailed
 from ..k8s.pods import HEAD_UNKNOWN, PodReader
-from ..k8s.workers import epoch, workers_from
-from .events import fetch_events, tensorboard_dirs, tensorboard_root
+from ..k8s.workers import run_of, workers_from
 from .jobs import call_jobs
 
 DASHBOARD_PORT = 8265
@@ -84,13 +74,6 @@ def _phase(obj: Mapping[str, Any]) -> str | None:
     return phase if isinstance(phase, str) else None
 
 
-def run_of(obj: dict[str, Any]) -> RunInfo | None:
-    """The run a Job object is: its uid and creation time (None when the server gave no uid)."""
-    metadata = obj.get("metadata") or {}
-    uid = metadata.get("uid")
-    return RunInfo(uid, epoch(metadata.get("creationTimestamp"))) if uid else None
-
-
 def _head(job: Job | None, workers: list[WorkerSnapshot]) -> WorkerSnapshot | None:
     role = job.header.name if job is not None and job.header is not None else None
     return next(
@@ -130,7 +113,9 @@ class SnapshotReader(PodReader):
         if job is not None:
             self._checkpoints(snap, job, head, pods is not None, deadline)
             self._scalars(snap, job, head, deadline)
-        snap.links = self._links(name, job, head, snap.workers)
+        site = self.api.site
+        pods_of = f"{site.job_label}={name}"
+        snap.links = self._links(name, job, head, snap.workers, site.job_resource, pods_of)
         if snap.run_script_state == "failed" and head is not None:
             tail = self._part(snap, LOG_TAIL, deadline, lambda: self._log_tail(head, deadline))
             snap.log_tail = tail or []
@@ -162,76 +147,11 @@ class SnapshotReader(PodReader):
         return answer.get("items") or []
 
     def _members(self, snap: JobSnapshot, head: WorkerSnapshot | None, deadline: float) -> None:
-        """Ray members from the head pod's dashboard, through the API server's pod proxy."""
+        """Ray members, then GPU use per Worker, from the head pod's dashboard, through the API
+        server's pod proxy."""
         if self._head_missing(snap, head, ready=bool(head and head.ip)) or head is None:
             return
-        self._members_through(
-            snap,
-            deadline,
-            Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name),
-            PROXY_PATH,
-            namespace=self.namespace,
-            name=f"{head.name}:{DASHBOARD_PORT}",
-        )
-        if snap.members:
-            self._part(snap, GPUS, deadline, lambda: self._gpu_use(snap, head, deadline))
-
-    def _gpu_use(self, snap: JobSnapshot, head: WorkerSnapshot, deadline: float) -> None:
-        """GPU use per Worker from the head dashboard's node summary, through the pod proxy."""
-        answer = self.api.raw_get(
-            Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name),
-            SUMMARY_PROXY_PATH,
-            attempts=1,
-            deadline=deadline,
-            namespace=self.namespace,
-            name=f"{head.name}:{DASHBOARD_PORT}",
-        )
-        try:
-            gpu_use_into(snap, answer)
-        except ValueError as exc:
-            snap.lack(GPUS, Text("the Ray dashboard answered: {error}", error=str(exc)))
-
-    def _links(
-        self, name: str, job: Job | None, head: WorkerSnapshot | None, workers: list[WorkerSnapshot]
-    ) -> list[Link]:
-        """The kubectl commands behind each panel, the port-forwards and the proxy URL."""
-        return kube_links(
-            self.namespace,
-            name,
-            head.name if head is not None and head.phase == RUNNING else None,
-            [w.name for w in workers],
-            self.api.host,
-            expectations(job).checkpoint_dir if job is not None else None,
-            tensorboard_root(job) if job is not None else None,
-            self.api.site.job_resource,
-            self.api.site.job_label,
-        )
-
-    def _scalars(
-        self, snap: JobSnapshot, job: Job, head: WorkerSnapshot | None, deadline: float
-    ) -> None:
-        """Training curves from the TensorBoard event files: the local mount when there is
-        one, else the head pod's files mirrored here by exec; none before the head runs.
-        Only points written since this run's Job was created: an earlier run's events left in
-        the same directory are not this run's curves."""
-        since = snap.run.started if snap.run is not None else None
-        if self.checkpoint_root is not None:
-            for directory in tensorboard_dirs(job):
-                local = local_directory(job, directory, self.checkpoint_root)
-                if local is not None and event_files(local):
-                    scalars_into(snap, local, since)
-                    return
-            return
-        if head is None or head.phase != RUNNING:
-            return
-        if time.monotonic() >= deadline:
-            snap.lack(SCALARS, self._late())
-            return
-        try:
-            mirrored = fetch_events(self.api, self.namespace, head.name, job)
-        except (ExecFailed, OSError, ValueError) as exc:
-            why = exc.why if isinstance(exc, ExecFailed) else str(exc)
-            snap.lack(SCALARS, Text("exec in {pod} failed: {error}", pod=head.name, error=why))
-            return
-        if mirrored is not None:
-            scalars_into(snap, mirrored, since)
+        action = Action("get", "pods/proxy (Ray dashboard)", self.namespace, head.name)
+        where = {"namespace": self.namespace, "name": f"{head.name}:{DASHBOARD_PORT}"}
+        self._members_through(snap, deadline, action, PROXY_PATH, **where)
+        self._gpu_use_through(snap, deadline, action, SUMMARY_PROXY_PATH, **where)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +20,14 @@ from kubernetes import client
 from ...findings import Finding, Severity, has_errors
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot
-from ...rlark.inventory import Inventory
 from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, Export, ExportOptions, export_job, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
-from ...rlark.site import SiteProfile
 from ...rlinf import Expansion, RLinfConfig
 from ..base import BackendError, SubmitResult
-from ..k8s.api import Action, KubeApiError, RetryPolicy
-from ..k8s.config import open_api
+from ..k8s.api import Action, KubeApiError
+from ..k8s.cluster_backend import ClusterBackend
 from ..k8s.differences import spec_differences
-from ..k8s.inventory import inventory_from
 from ..k8s.nodes import namespace_findings
 from ..k8s.pods import read_worker_log
 from .preflight import (
@@ -51,7 +47,7 @@ def node_groups_of(config: RLinfConfig | None) -> bool | None:
     return bool(config.get("cluster.node_groups"))
 
 
-class KubeRayBackend:
+class KubeRayBackend(ClusterBackend):
     """RayJob/RayCluster on Kubernetes: inventory, preflight, submit once, snapshot, logs, stop."""
 
     name = "kuberay"
@@ -60,55 +56,23 @@ class KubeRayBackend:
         self,
         api_client: client.ApiClient | None = None,
         *,
-        namespace: str | None = None,
-        config_file: str | os.PathLike[str] | None = None,
-        context: str | None = None,
-        cluster: str | None = None,
         checkpoint_root: str | os.PathLike[str] | None = None,
-        timeout: float = 10.0,
-        retry: RetryPolicy | None = None,
         options: ExportOptions | None = None,
-        site: SiteProfile | None = None,
+        **connection: Any,
     ) -> None:
-        """As the Kubernetes backend; ``options`` say what to export (kind, TTLs, claims);
-        ``site`` names the node labels and the Worker labels the pods carry (else the example)."""
-        self.api, self.namespace = open_api(
-            api_client, namespace, config_file, context, timeout, retry, site
-        )
-        self.cluster = cluster
+        """As the Kubernetes backend (``connection``: namespace, kubeconfig, cluster, timeout,
+        retry, site: :class:`..k8s.cluster_backend.ClusterBackend`); ``options`` say what to
+        export (kind, TTLs, claims)."""
+        super().__init__(api_client, **connection)
         self.options = options or ExportOptions()
-        self.site = self.api.site
         root = Path(checkpoint_root) if checkpoint_root is not None else None
         self.reader = KubeRaySnapshotReader(self.api, self.namespace, root)
-        self._submit_lock = threading.Lock()
-
-    @classmethod
-    def from_kubeconfig(
-        cls,
-        context: str | None = None,
-        namespace: str | None = None,
-        config_file: str | os.PathLike[str] | None = None,
-        **options: Any,
-    ) -> KubeRayBackend:
-        return cls(None, namespace=namespace, config_file=config_file, context=context, **options)
-
-    def close(self) -> None:
-        self.api.close()
 
     @property
     def kind(self) -> str:
         return self.options.kind
 
     # --- the cluster -------------------------------------------------------------------------
-    def inventory(self) -> Inventory:
-        nodes = self.api.call(Action("list", "nodes"), self.api.core.list_node)
-        classes = self.api.call(
-            Action("list", "storageclasses.storage.k8s.io"), self.api.storage.list_storage_class
-        )
-        return inventory_from(
-            nodes["items"], classes["items"], f"kuberay {self.api.host}", self.site
-        )
-
     def export(self, job: Job, node_groups: bool | None = None) -> Export:
         """The manifest as it is sent: in this backend's namespace (the Job is not changed)."""
         placed = dataclasses.replace(job, namespace=self.namespace)
@@ -235,6 +199,10 @@ class KubeRayBackend:
         return SubmitResult(name, False, message, where)
 
     # --- watching -----------------------------------------------------------------------------
+    def list_jobs(self) -> list[str]:
+        """The RayJobs and RayClusters this tool created in the namespace, oldest first."""
+        return list(dict.fromkeys(o["metadata"]["name"] for o in self.reader.ours()))
+
     def job(self, name: str) -> Job | None:
         """The submitted object read back as a Job (None when there is none)."""
         found = self.reader.find(name)

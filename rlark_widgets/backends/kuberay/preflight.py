@@ -16,8 +16,11 @@ from ...i18n import Text
 from ...rlark.inventory import Inventory
 from ...rlark.kuberay import API_VERSION, PLURALS, at_kuberay_paths, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
-from ..k8s.api import Action, KubeApi, KubeApiError, with_server_words
+from ..k8s.api import Action, KubeApi
 from ..k8s.nodes import capacity_findings, selector_findings
+from ..k8s.server_checks import Resource, served
+from ..k8s.server_checks import access_findings as shared_access_findings
+from ..k8s.server_checks import dry_run_findings as shared_dry_run_findings
 
 SOURCE = "DESIGN.md §5 (kuberay preflight)"
 
@@ -28,21 +31,14 @@ def _finding(
     return Finding(rule_id, severity, path, message, fix, SOURCE)
 
 
+def ray_resource(kind: str) -> Resource:
+    """KubeRay's resource for ``kind`` (RayJob, RayCluster), as the server checks ask about it."""
+    return Resource(GROUP, VERSION, PLURALS[kind], kind, "KRAY", SOURCE)
+
+
 def crd_findings(api: KubeApi, kind: str) -> list[Finding]:
     """KubeRay's resource for ``kind`` is served (discovery needs no special permission)."""
-    plural = PLURALS[kind]
-    try:
-        answer = api.call(
-            Action("discover", f"API group {API_VERSION}"),
-            api.custom.get_api_resources,
-            GROUP,
-            VERSION,
-        )
-    except KubeApiError as exc:
-        if exc.status != 404:
-            raise
-        answer = {}
-    if any(r.get("name") == plural for r in answer.get("resources") or []):
+    if served(api, ray_resource(kind)):
         return []
     return [
         _finding(
@@ -65,74 +61,18 @@ def crd_findings(api: KubeApi, kind: str) -> list[Finding]:
 
 def access_findings(api: KubeApi, namespace: str, kind: str) -> list[Finding]:
     """A SelfSubjectAccessReview: may we create ``kind`` in the namespace?"""
-    resource = f"{PLURALS[kind]}.{GROUP}"
-    review = {
-        "apiVersion": "authorization.k8s.io/v1",
-        "kind": "SelfSubjectAccessReview",
-        "spec": {
-            "resourceAttributes": {
-                "namespace": namespace,
-                "verb": "create",
-                "group": GROUP,
-                "resource": PLURALS[kind],
-            }
-        },
-    }
-    fix = Text(
-        "Ask the cluster admin for 'create' on {resource} in namespace '{namespace}', or use a"
-        " namespace you may write to.",
-        resource=resource,
-        namespace=namespace,
-    )
-    try:
-        answer = api.call(
-            Action("create", "selfsubjectaccessreviews.authorization.k8s.io"),
-            api.authz.create_self_subject_access_review,
-            review,
-        )
-    except KubeApiError as exc:
-        if exc.server_trouble:
-            raise
-        return [
-            _finding(
-                "KRAY-ACCESS",
-                Severity.WARNING,
-                "metadata.namespace",
-                Text(
-                    "Could not check whether you may create {resource} in '{namespace}': {reason}",
-                    resource=resource,
-                    namespace=namespace,
-                    reason=exc.text,
-                ),
-                fix,
-            )
-        ]
-    status = answer.get("status") or {}
-    if status.get("allowed"):
-        return []
-    message = Text(
-        "You may not create {resource} in namespace '{namespace}'.",
-        resource=resource,
-        namespace=namespace,
-    )
-    why = status.get("reason") or status.get("evaluationError") or ""
-    return [
-        _finding(
-            "KRAY-ACCESS",
-            Severity.ERROR,
-            "metadata.namespace",
-            with_server_words(message, why),
-            fix,
-        )
-    ]
+    return shared_access_findings(api, namespace, ray_resource(kind))
 
 
 def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]:
     """The server's own verdict on the exported manifest, nothing saved."""
     kind = manifest["kind"]
     namespace, name = manifest["metadata"]["namespace"], manifest["metadata"]["name"]
-    try:
-        api.call(
+    return shared_dry_run_findings(
+        ray_resource(kind),
+        namespace,
+        name,
+        lambda: api.call(
             Action("create", f"{PLURALS[kind]}.{GROUP}", namespace, name),
             api.custom.create_namespaced_custom_object,
             GROUP,
@@ -141,40 +81,8 @@ def dry_run_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]
             PLURALS[kind],
             manifest,
             dry_run="All",
-        )
-    except KubeApiError as exc:
-        if exc.server_trouble:
-            raise
-        if exc.status == 409:
-            return [
-                _finding(
-                    "KRAY-DRY-RUN",
-                    Severity.WARNING,
-                    "metadata.name",
-                    Text(
-                        "A {kind} named '{name}' already exists in namespace '{namespace}':"
-                        " submitting will not overwrite it.",
-                        kind=kind,
-                        name=name,
-                        namespace=namespace,
-                    ),
-                    Text("Open the existing one, delete it first, or choose another name."),
-                )
-            ]
-        causes: list[tuple[str, Text | str]] = [*exc.causes] or [("(document)", exc.text)]
-        return [
-            _finding(
-                "KRAY-DRY-RUN",
-                Severity.ERROR,
-                path,
-                Text(
-                    "The API server's dry run rejects the {kind}: {reason}", kind=kind, reason=text
-                ),
-                exc.fix_text,
-            )
-            for path, text in causes
-        ]
-    return []
+        ),
+    )
 
 
 def claim_findings(api: KubeApi, manifest: Mapping[str, Any]) -> list[Finding]:

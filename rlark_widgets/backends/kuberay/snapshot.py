@@ -1,10 +1,16 @@
 """One refresh of a RayJob or RayCluster: a constant handful of requests, whatever its size.
 
-GET the object (RayJob first, then RayCluster), LIST the RayCluster's pods by ``ray.io/cluster``,
-LIST the namespace's pod events, GET the head service's dashboard through the API server's
-service proxy, and list checkpoints (a local read, or one exec in the head pod). Pods are
+GET the object (RayJob first, then RayCluster), for a RayJob GET its RayCluster (the run), LIST
+the RayCluster's pods by ``ray.io/cluster``, LIST the namespace's pod events, GET the head
+service's dashboard (Ray members, then GPU use) through the API server's service proxy, and
+read checkpoints and training curves (a local read, or an exec in the head pod). Pods are
 KubeRay's: ``ray.io/node-type`` says which is the head, ``ray.io/group`` the group; the role,
 worker index and RLINF_NODE_RANK come from the template the export wrote.
+
+A run is the RayCluster: its ``metadata.uid`` and ``creationTimestamp`` (a RayCluster made
+again, or a RayJob started again after a suspend, is a new one). Pods are matched to it through
+their ownerReferences; pods of another uid and Terminating pods are listed apart, never
+counted, and checkpoints count only when written after it started (:mod:`..k8s.workers`).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from ...contract import DISTRIBUTION, MANAGED_BY_LABEL
 from ...contract import KUBERAY_CLUSTER_LABEL as CLUSTER_LABEL
 from ...contract import KUBERAY_GROUP_LABEL as GROUP_LABEL
 from ...contract import KUBERAY_NODE_TYPE_LABEL as NODE_TYPE_LABEL
@@ -28,18 +35,21 @@ from ...monitor.snapshot import (
     PODS,
     RUNNING,
     JobSnapshot,
+    RunInfo,
     WorkerSnapshot,
 )
 from ...rlark.job import Job
 from ...rlark.kuberay import PLURALS, read_kuberay
 from ...rlark.kuberay.schema import GROUP, VERSION
 from ...rlark.site import SiteProfile
+from ..gpu_use import SUMMARY_PATH
 from ..k8s.api import Action, KubeApiError
 from ..k8s.pods import PodReader
-from ..k8s.workers import workers_from
+from ..k8s.workers import run_of, workers_from
 
 BACKEND = "kuberay"
 SERVICE_PROXY = "/api/v1/namespaces/{namespace}/services/{name}/proxy/api/v0/nodes"
+SERVICE_SUMMARY = "/api/v1/namespaces/{namespace}/services/{name}/proxy" + SUMMARY_PATH
 DASHBOARD_PORT_NAME = "dashboard"
 #: RayJob jobDeploymentStatus -> the monitor's Job phase (what is not listed is Pending).
 DEPLOYMENT_PHASES = {
@@ -139,20 +149,21 @@ class KubeRaySnapshotReader(PodReader):
             return snap
         kind, obj = found
         job = self._read_job(obj, snap)
-        status = obj.get("status") or {}
         snap.phase = phase_of(kind, obj)
-        cluster = status.get("rayClusterName") if kind == "RayJob" else name
+        cluster = cluster_of(kind, obj)
         if kind == "RayJob":
+            status = obj.get("status") or {}
             snap.run_script_state = JOB_STATES.get(status.get("jobStatus") or "", "not started")
         if not cluster:  # KubeRay has not made the RayCluster yet
+            snap.run = run_of(obj, (obj.get("status") or {}).get("startTime"))
             snap.tasks = []
             return snap
+        snap.run = self._part(snap, PODS, deadline, lambda: self._run(kind, obj, cluster, deadline))
         pods = self._part(snap, PODS, deadline, lambda: self._cluster_pods(cluster, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
-        # KubeRay's pods are owned by the RayCluster, not by a run we know the uid of: pods
-        # being deleted are listed apart, the others are this object's.
+        site = self.api.site
         snap.workers, snap.others = workers_from(
-            as_workers(pods or [], self.api.site), events or [], self.api.site
+            as_workers(pods or [], site), events or [], site, snap.run
         )
         heads = {p["metadata"]["name"] for p in pods or [] if _is_head(p)}
         head = next((w for w in snap.workers if w.name in heads), None)
@@ -162,10 +173,40 @@ class KubeRaySnapshotReader(PodReader):
         self._service_members(snap, cluster, head, deadline)
         if job is not None:
             self._checkpoints(snap, job, head, pods is not None, deadline)
+            self._scalars(snap, job, head, deadline)
+        resource = f"{PLURALS[kind]}.{GROUP}"
+        pods_of = f"{CLUSTER_LABEL}={cluster}"
+        snap.links = self._links(name, job, head, snap.workers, resource, pods_of)
         if snap.run_script_state == "failed" and head is not None:
             tail = self._part(snap, LOG_TAIL, deadline, lambda: self._log_tail(head, deadline))
             snap.log_tail = tail or []
         return snap
+
+    def _run(
+        self, kind: str, obj: dict[str, Any], cluster: str, deadline: float | None = None
+    ) -> RunInfo | None:
+        """The run the pods belong to: the RayCluster's uid and creation time (its pods are
+        owned by it). A RayJob's RayCluster is read by its name in the status (one request):
+        each start of a RayJob makes a new one; while it has none, the RayJob's own uid and
+        ``status.startTime`` (no pod is then this run's)."""
+        if kind == "RayCluster":
+            return run_of(obj)
+        try:
+            made = self.api.call(
+                Action("get", f"{PLURALS['RayCluster']}.{GROUP}", self.namespace, cluster),
+                self.api.custom.get_namespaced_custom_object,
+                GROUP,
+                VERSION,
+                self.namespace,
+                PLURALS["RayCluster"],
+                cluster,
+                deadline=deadline,
+            )
+        except KubeApiError as exc:
+            if exc.status != 404:
+                raise
+            return run_of(obj, (obj.get("status") or {}).get("startTime"))
+        return run_of(made)
 
     def _read_job(self, obj: dict[str, Any], snap: JobSnapshot) -> Job | None:
         try:
@@ -178,16 +219,39 @@ class KubeRaySnapshotReader(PodReader):
         return self._expect(job, snap)
 
     def workers_of(self, name: str) -> list[WorkerSnapshot]:
-        """The Workers of a RayJob/RayCluster from one pod list (without their events)."""
+        """This run's Workers of a RayJob/RayCluster (without their events): pods of an earlier
+        RayCluster or being deleted are left out, so their logs are never taken for this run's."""
         found = self.find(name)
         if found is None:
             return []
         kind, obj = found
-        cluster = (obj.get("status") or {}).get("rayClusterName") if kind == "RayJob" else name
+        cluster = cluster_of(kind, obj)
         if not cluster:
             return []
         site = self.api.site
-        return workers_from(as_workers(self._cluster_pods(cluster), site), [], site)[0]
+        run = self._run(kind, obj, cluster)
+        return workers_from(as_workers(self._cluster_pods(cluster), site), [], site, run)[0]
+
+    def ours(self) -> list[dict[str, Any]]:
+        """The RayJobs and RayClusters this tool created in the namespace (by its label),
+        oldest first; a RayCluster KubeRay made for a RayJob is that RayJob's run, not listed."""
+        found = []
+        for kind, plural in PLURALS.items():
+            answer = self.api.call(
+                Action("list", f"{plural}.{GROUP}", self.namespace),
+                self.api.custom.list_namespaced_custom_object,
+                GROUP,
+                VERSION,
+                self.namespace,
+                plural,
+                label_selector=f"{MANAGED_BY_LABEL}={DISTRIBUTION}",
+            )
+            found += [
+                o
+                for o in answer.get("items") or []
+                if not (kind == "RayCluster" and _made_for_a_rayjob(o))
+            ]
+        return sorted(found, key=lambda o: (o.get("metadata") or {}).get("creationTimestamp") or "")
 
     def _cluster_pods(self, cluster: str, deadline: float | None = None) -> list[dict[str, Any]]:
         answer = self.api.call(
@@ -202,18 +266,29 @@ class KubeRaySnapshotReader(PodReader):
     def _service_members(
         self, snap: JobSnapshot, cluster: str, head: WorkerSnapshot | None, deadline: float
     ) -> None:
-        """Ray members from the dashboard behind KubeRay's head service."""
+        """Ray members, then GPU use per Worker, from the dashboard behind KubeRay's head
+        service."""
         if self._head_missing(snap, head):
             return
         service = head_service(cluster)
-        self._members_through(
-            snap,
-            deadline,
-            Action("get", "services/proxy (Ray dashboard)", self.namespace, service),
-            SERVICE_PROXY,
-            namespace=self.namespace,
-            name=f"{service}:{DASHBOARD_PORT_NAME}",
-        )
+        action = Action("get", "services/proxy (Ray dashboard)", self.namespace, service)
+        where = {"namespace": self.namespace, "name": f"{service}:{DASHBOARD_PORT_NAME}"}
+        self._members_through(snap, deadline, action, SERVICE_PROXY, **where)
+        self._gpu_use_through(snap, deadline, action, SERVICE_SUMMARY, **where)
+
+
+def cluster_of(kind: str, obj: Mapping[str, Any]) -> str | None:
+    """The RayCluster whose pods are the object's Workers (a RayJob's, once KubeRay made it)."""
+    return (
+        (obj.get("status") or {}).get("rayClusterName")
+        if kind == "RayJob"
+        else obj["metadata"]["name"]
+    )
+
+
+def _made_for_a_rayjob(obj: Mapping[str, Any]) -> bool:
+    owners = (obj.get("metadata") or {}).get("ownerReferences") or []
+    return any(o.get("kind") == "RayJob" for o in owners)
 
 
 def _is_head(pod: Mapping[str, Any]) -> bool:

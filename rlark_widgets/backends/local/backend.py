@@ -33,7 +33,7 @@ import psutil
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ...input_files import read_input_text
-from ...monitor.snapshot import JobSnapshot
+from ...monitor.snapshot import JobSnapshot, RunInfo
 from ...rlark.inventory import Inventory, site_node
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
@@ -44,7 +44,7 @@ from ...rlinf.expansion import Expansion
 from ...rlinf.loader import RLinfConfig
 from ..base import BackendError, SubmitResult
 from . import tensorboard as local_tensorboard
-from .layout import RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
+from .layout import EARLIER_RUNS, RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwritable
 from .mounts import MountMap
 from .preflight import check_node_ip, preflight_findings
 from .procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
@@ -160,6 +160,7 @@ class LocalBackend:
                     or normal_text(running.to_manifest()) != normal_text(job.to_manifest()),
                 )
             restart = where.file("job.yaml").is_file()
+            previous = (where.read("spec.json") or {}).get("run_id")
             _clear_run(where)
             spec = build_spec(job, where, self.options, self.site)
             plan = build_plan(
@@ -173,7 +174,7 @@ class LocalBackend:
             _write_run(where, job, spec, plan)
             _launch_supervisor(where, spec)
         return SubmitResult(
-            job.name, True, _started_message(job, spec, plan, restart), str(where.root)
+            job.name, True, _started_message(job, spec, plan, restart, previous), str(where.root)
         )
 
     def list_jobs(self) -> list[str]:
@@ -191,11 +192,15 @@ class LocalBackend:
     def snapshot(self, name: str) -> JobSnapshot:
         return read_snapshot(JobDir.of(self.workspace, name))
 
-    def logs(self, name: str, worker: str, tail: int = 200) -> str:
-        """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's."""
+    def logs(self, name: str, worker: str, tail: int = 200, run_id: str | None = None) -> str:
+        """A Worker's log (``role/index``), the run script's (``run``) or the supervisor's, of
+        this run, or of the earlier run ``run_id`` (its id or a unique start of it)."""
         where, spec = self._existing(name)
+        if run_id is not None:
+            where = self._earlier(name, where, run_id)
+            spec = Spec.from_json(where.read("spec.json") or {})
         if worker == RUN_LOG:
-            lines = tail_lines(Path(spec.run.log), tail)
+            lines = tail_lines(where.run_log, tail)
             return "\n".join([f"[rlark-local] {spec.run.banner}", *lines])
         if worker == "supervisor":
             return "\n".join(tail_lines(where.supervisor_log, tail))
@@ -206,7 +211,34 @@ class LocalBackend:
                 Text("Job '{name}' has no Worker '{worker}'.", name=name, worker=worker),
                 Text("Use one of: {names}.", names=names),
             )
-        return "\n".join(tail_lines(Path(match.log), tail))
+        return "\n".join(tail_lines(where.worker_log(match.key), tail))
+
+    def earlier_runs(self, name: str) -> list[RunInfo]:
+        """The Job's earlier runs whose logs are kept, oldest first."""
+        where, _ = self._existing(name)
+        found = []
+        for kept in (where.root / EARLIER_RUNS).glob("*/spec.json"):
+            data = JobDir(kept.parent).read("spec.json") or {}
+            found.append(RunInfo(kept.parent.name, data.get("submitted")))
+        return sorted(found, key=lambda r: (r.started or 0.0, r.id))
+
+    def _earlier(self, name: str, where: JobDir, run_id: str) -> JobDir:
+        """The records of the earlier run ``run_id`` (a unique start of its id will do)."""
+        runs = self.earlier_runs(name)
+        matches = [r for r in runs if r.id.startswith(run_id)] if run_id else []
+        if len(matches) == 1:
+            return where.earlier_run(matches[0].id)
+        known = ", ".join(f"{r.id[:8]} ({_when(r.started)})" for r in runs) or Text(
+            "none (the Job has not been submitted again since its first run)"
+        )
+        raise BackendError(
+            Text(
+                "Job '{name}' has no earlier run '{run}' whose logs are kept.",
+                name=name,
+                run=run_id,
+            ),
+            Text("Use one of its earlier runs: {runs}.", runs=known),
+        )
 
     def tensorboard(self, name: str) -> str:
         """The URL of a TensorBoard over the Job's TensorBoard directory, started on loopback
@@ -327,10 +359,16 @@ def _live(where: JobDir) -> bool:
 
 
 def _clear_run(where: JobDir) -> None:
-    """Remove the previous run's files; outputs (mounts/, root/) stay, like storage."""
+    """Start clean: the previous run's files and logs move to ``runs/<run id>/`` (readable
+    with ``logs --run-id``), its Worker and Ray temp dirs go; outputs (mounts/, root/) stay,
+    like storage."""
     previous = where.read("spec.json")
     if previous:
         shutil.rmtree(previous["temp_root"], ignore_errors=True)
+    try:
+        where.keep_run()
+    except OSError as exc:
+        raise unwritable(where.root, exc) from None
     for name in RUN_FILES:
         where.file(name).unlink(missing_ok=True)
     for name in RUN_DIRS:
@@ -349,6 +387,13 @@ def _write_run(where: JobDir, job: Job, spec: Spec, plan: dict[str, Any]) -> Non
             script.write_text(job.run_script.rstrip("\n") + "\n", encoding="utf-8")
     except OSError as exc:
         raise unwritable(where.root, exc) from None
+
+
+def _when(started: float | None) -> str:
+    """When a run was submitted, in UTC (a stable, language-free form)."""
+    if started is None:
+        return "?"
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
 
 
 def _launch_supervisor(where: JobDir, spec: Spec) -> None:
@@ -371,7 +416,9 @@ def _launch_supervisor(where: JobDir, spec: Spec) -> None:
         )
 
 
-def _started_message(job: Job, spec: Spec, plan: dict[str, Any], restart: bool) -> Text:
+def _started_message(
+    job: Job, spec: Spec, plan: dict[str, Any], restart: bool, previous: str | None = None
+) -> Text:
     mode = (
         Text("The run script is the rehearsal ({command}), not training", command=REHEARSAL_COMMAND)
         if spec.run.mode == "rehearsal"
@@ -386,6 +433,13 @@ def _started_message(job: Job, spec: Spec, plan: dict[str, Any], restart: bool) 
         )
     elif restart:
         again = Text(" This is a new run: it does not resume (runner.resume_dir is not set).")
+    if previous is not None:
+        again = Text(
+            "{again} The previous run's logs are kept: rlark-migrate logs {name} --run-id {run}.",
+            again=again,
+            name=job.name,
+            run=previous[:8],
+        )
     return Text(
         "Started Job '{name}' locally: {workers} Workers start one after another (the Ray head"
         " first; roughly 15-45 s each on a small machine). {mode}.{again}",

@@ -11,7 +11,9 @@ Job's directory, so nothing is kept in memory between calls::
       state.json        written by the supervisor only: PIDs, ports, times, exits   [per run]
       stop.json         written by stop(): when a stop was asked                    [per run]
       rehearsal.json    the rehearsal's report (members, ranks, placement, steps)   [per run]
-      logs/             supervisor.log, <role>-<index>.log per Worker, run.log
+      logs/             this run's supervisor.log, <role>-<index>.log per Worker, run.log
+      runs/<run id>/    an earlier run's records, kept when the Job is submitted again: its
+                        per-run files above and its logs/ (laid out as here, so a JobDir reads them)
       workers/<role>-<index>/   a Worker's working directory (the Header's holds run.sh in job mode)
       mounts/<name>/    object storage, and hostPath mounts whose source does not exist
       root/             container paths outside every mount (kept across runs, like storage)
@@ -46,6 +48,8 @@ RUN_FILES = (
     "rehearsal.json",
 )
 RUN_DIRS = ("logs", "workers")
+#: Where earlier runs' records are kept (``runs/<run id>/``).
+EARLIER_RUNS = "runs"
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,25 @@ class JobDir:
     @property
     def supervisor_log(self) -> Path:
         return self.logs / "supervisor.log"
+
+    def earlier_run(self, run_id: str) -> JobDir:
+        """An earlier run's records (``runs/<run id>/``), laid out as the Job's own."""
+        return JobDir(self.root / EARLIER_RUNS / run_id)
+
+    def keep_run(self) -> None:
+        """Move the current run's files and logs to ``runs/<its run id>/`` (its Worker
+        directories and Ray temp dirs go): a new run starts clean, the earlier logs stay
+        readable. A Job with no run yet has nothing to keep."""
+        data = self.read("spec.json")
+        if not data or not data.get("run_id"):
+            return
+        kept = self.earlier_run(str(data["run_id"]))
+        kept.root.mkdir(parents=True, exist_ok=True)
+        for name in RUN_FILES:
+            if self.file(name).exists():
+                os.replace(self.file(name), kept.file(name))
+        if self.logs.is_dir() and not kept.logs.exists():
+            os.replace(self.logs, kept.logs)
 
     def worker_dir(self, key: str) -> Path:
         return self.root / "workers" / slug(key)

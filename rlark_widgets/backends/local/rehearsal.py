@@ -311,9 +311,40 @@ class Rehearsal:
                 )
             )
         step = int(match[1])
+        shards = self.load_checkpoint(actor, step)
         self.report["resumed_from"] = step
-        say(f"resuming after global_step_{step} (runner.resume_dir)")
+        say(
+            f"resuming after global_step_{step} (runner.resume_dir): read {shards} file(s) of actor/"
+        )
         return step + 1
+
+    def load_checkpoint(self, actor: Path, step: int) -> int:
+        """Read ``actor/`` as a resume would: it must hold files, and the rehearsal's own shards
+        must say they are of ``step`` (a directory renamed or copied over another step is not)."""
+        files = sorted(f for f in actor.iterdir() if f.is_file())
+        if not files:
+            raise RehearsalFailure(
+                Text(
+                    "runner.resume_dir {container} has an empty actor/: there is nothing to load.",
+                    container=self.plan["paths"]["resume_dir"]["container"],
+                )
+            )
+        for shard in (f for f in files if f.name.startswith("rehearsal_rank_")):
+            try:
+                saved = json.loads(shard.read_text(encoding="utf-8")).get("step")
+            except (OSError, ValueError, AttributeError):
+                saved = None
+            if saved != step:
+                raise RehearsalFailure(
+                    Text(
+                        "{shard} in runner.resume_dir is not a shard of global_step_{step} (it says"
+                        " step {saved}).",
+                        shard=shard.name,
+                        step=step,
+                        saved=str(saved),
+                    )
+                )
+        return len(files)
 
     def save_config(self) -> None:
         path = self.paths["config"]

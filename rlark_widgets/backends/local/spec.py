@@ -220,7 +220,8 @@ def build_plan(
     checkpoints = expected.checkpoint_dir or f"../results/{job.name}/checkpoints"
     ckpt = PurePosixPath(checkpoints)
     log_path = ckpt.parent if task_type in REASONING_TASKS else ckpt.parent.parent
-    resume = _lookup(config, "runner.resume_dir")
+    # The run script's override wins over the config, as on the cluster (one-click resume sets it).
+    resume = expected.resume_dir or _lookup(config, "runner.resume_dir")
     budget = expected.max_steps
     steps = DEFAULT_REHEARSAL_STEPS if budget is None or budget <= 0 else budget
     return {

@@ -20,8 +20,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...contract import DISTRIBUTION, MANAGED_BY_LABEL, RANK_ENV, RANK_LABEL, RUN_SCRIPT_ANNOTATION
 from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
-from ...contract import RANK_ENV, RANK_LABEL, RUN_SCRIPT_ANNOTATION
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import MAIN_CONTAINER, Job, Mount, Role
@@ -412,7 +412,12 @@ def export_job(
     manifest = {
         "apiVersion": API_VERSION,
         "kind": options.kind,
-        "metadata": {"name": job.name, "namespace": job.namespace, "annotations": annotations},
+        "metadata": {
+            "name": job.name,
+            "namespace": job.namespace,
+            "labels": {MANAGED_BY_LABEL: DISTRIBUTION},  # how ``list`` finds the objects we made
+            "annotations": annotations,
+        },
         "spec": body,
     }
     layout = _finding(

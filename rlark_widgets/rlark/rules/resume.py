@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 
 from ...findings import Severity
 from ...i18n import Text
+from ..job import Job
 from .context import SEED_FAQ, SPEC, Hit, RuleContext, code_lines, covers, rule
 
 
@@ -54,19 +55,25 @@ def _resume_dir(ctx: RuleContext) -> Iterator[Hit]:
                 Text("Name the checkpoint directory: .../checkpoints/global_step_N."),
             )
         return
-    path = PurePosixPath(str(value).strip("'\""))
+    for message, fix in resume_dir_problems(ctx.job, str(value)):
+        yield "spec.runScript", message, fix
+
+
+def resume_dir_problems(job: Job, value: str) -> Iterator[tuple[Text, Text]]:
+    """Why ``value`` is no checkpoint a run of ``job`` can resume from: it must end in
+    global_step_N (RLinf parses the step from it) and lie under a mount (else no Worker can
+    read it, and it did not outlive the Pod that wrote it). One-click resume refuses on these."""
+    path = PurePosixPath(value.strip("'\""))
     if not re.fullmatch(r"global_step_\d+", path.name):
         yield (
-            "spec.runScript",
             Text(
                 "runner.resume_dir '{value}' does not end in global_step_<N>; RLinf parses the step from it.",
                 value=value,
             ),
             Text("Point it at .../checkpoints/global_step_N (the directory holding actor/)."),
         )
-    if not any(covers(m.mount_path, path) for r in ctx.job.roles for m in r.mounts):
+    if not any(covers(m.mount_path, path) for r in job.roles for m in r.mounts):
         yield (
-            "spec.runScript",
             Text(
                 "runner.resume_dir '{value}' is not under a mount, so no Worker can read the checkpoint.",
                 value=value,

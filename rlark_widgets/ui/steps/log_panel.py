@@ -10,7 +10,8 @@ import ipywidgets as w
 
 from ...backends.all_logs import logs_zip
 from ...i18n import Text
-from ...monitor.log_search import LEVELS, search
+from ...monitor.log_levels import LEVELS
+from ...monitor.log_search import search
 from ..html import esc
 from ..labels import Labels
 from ..session import Session

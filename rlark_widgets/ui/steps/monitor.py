@@ -9,6 +9,7 @@ import ipywidgets as w
 from ...i18n import Text, render
 from ...monitor.history import HistoryPoint
 from ...monitor.summary import summary_lines
+from ...resume import LATEST
 from ...rlark.logs import RUN_LOG
 from ...viz.monitor_charts import (
     checkpoint_figure,
@@ -42,6 +43,14 @@ class MonitorStep:
         self.stop = t(w.Button(icon="stop", button_style="warning"), description=Text("Stop"))
         self.delete = t(w.Button(icon="trash", button_style="danger"), description=Text("Delete"))
         self.refresh = t(w.Button(icon="refresh"), description=Text("Refresh"))
+        self.resume_choice = t(
+            w.Dropdown(
+                options=[], style={"description_width": "initial"}, layout=w.Layout(width="300px")
+            ),
+            description=Text("Resume from"),
+        )
+        self.resume = t(w.Button(icon="play", button_style="info"), description=Text("Resume"))
+        self._redrawing = False
         self.confirm_text = w.HTML()
         self.confirm = t(w.Button(icon="trash", button_style="danger"), description=Text("Delete"))
         self.cancel = t(w.Button(), description=Text("Cancel"))
@@ -69,6 +78,8 @@ class MonitorStep:
         self.confirm.on_click(lambda _: session.delete())
         self.cancel.on_click(lambda _: session.cancel_delete())
         self.refresh.on_click(lambda _: session.refresh())
+        self.resume.on_click(lambda _: session.resume(self.resume_choice.value or None))
+        self.resume_choice.observe(self._chosen_resume, "value")
         self.worker_choice.observe(lambda _: self.show_log(), "value")
         record_button.on_click(lambda _: self.prepare_record())
         session.observe(
@@ -93,6 +104,7 @@ class MonitorStep:
             [
                 t.heading(Text("Submit and monitor")),
                 w.HBox([self.submit, self.progress, self.refresh, self.stop, self.delete]),
+                w.HBox([self.resume_choice, self.resume]),
                 self.confirm_box,
                 self.runs.widget,
                 self.status,
@@ -115,12 +127,34 @@ class MonitorStep:
         self.stop.disabled = not s.can_stop()
         self.delete.disabled = not s.can_delete() or bool(s.delete_pending)
         self.refresh.disabled = not s.submitted
+        self.render_resume()
         self.confirm_text.value = CSS + banner(s.delete_pending, "bad")
         self.confirm_box.layout.display = "flex" if s.delete_pending else "none"
         self.progress.layout.visibility = "visible" if s.busy else "hidden"
         self.progress.value = (self.progress.value + 3) % 11 if s.busy else 0
         hint = "" if s.busy else _disabled_hint(len(s.blocking()), len(s.unacknowledged()))
         self.status.value = CSS + banner(s.status, "note") + banner(render(hint, s.lang), "bad")
+
+    def render_resume(self) -> None:
+        """The picker offers latest and each checkpoint of the watched Job; the choice stays."""
+        s = self.s
+        latest = Text("latest (highest step of any run)").render(s.lang)
+        options = [(latest if c == LATEST else c, c) for c in s.resume_choices()]
+        chosen = s.resume_from
+        self._redrawing = True  # new options select the first one: that is no choice of the user's
+        try:
+            if options != list(self.resume_choice.options):
+                self.resume_choice.options = options
+            values = [value for _, value in options]
+            if values:
+                self.resume_choice.value = chosen if chosen in values else LATEST
+        finally:
+            self._redrawing = False
+        self.resume.disabled = not s.can_resume()
+
+    def _chosen_resume(self, change: dict) -> None:
+        if change["new"] and not self._redrawing:
+            self.s.resume_from = change["new"]
 
     def forget(self) -> None:
         """A new config: nothing of the previous one's Job or record stays on the page."""

@@ -1,5 +1,8 @@
 """TensorBoard event files of a Job on a cluster, read through the head Worker (as checkpoints are).
 
+The same for an RLark Job and a KubeRay RayJob/RayCluster: the directories come from the Job
+(as the KubeRay object is read back into one), the bytes from an exec in its head pod.
+
 RLinf writes ``<runner.logger.log_path>/tensorboard/`` (rlinf-cluster-spec §5): next to the
 experiment's ``checkpoints/`` for the reasoning runner, one level up for the embodied one; the
 Job's ``spec.tensorboard.logDir`` wins when set. One exec in the head pod prints every event
@@ -19,8 +22,8 @@ from pathlib import Path, PurePosixPath
 from ...rlark.job import Job
 from ..base import expectations
 from ..events import EVENT_GLOB
-from ..k8s.api import KubeApi
-from ..k8s.checkpoints import run_in_head
+from .api import KubeApi
+from .checkpoints import run_in_head
 
 #: Arguments: the mirror's sizes as KEY=SIZE pairs, then the directories to search. Prints
 #: "== KEY OFFSET" and the base64 of the file from OFFSET per event file; KEY is the index of its

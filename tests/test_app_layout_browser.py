@@ -47,7 +47,7 @@ from rlark_widgets.ui.session import Session
 
 first = "first" in os.environ.get("QUERY_STRING", "")
 session = Session()
-session.load_example("maniskill_ppo_openvlaoft")
+session.load_example("local_rehearsal_2node")  # two roles: subplots
 app = App(session)
 display(app.widget)
 start = time.time() - (2 if first else 100)
@@ -98,13 +98,18 @@ FIGURES = """() => [...document.querySelectorAll('.js-plotly-plot')]
     const box = p.querySelector('.main-svg').getBoundingClientRect();
     const container = p.closest('.rlk-figure');
     const ticks = '.xtick text, .ytick text, .cbaxis text';  // axes' and colour bars'
-    const texts = ticks + ', .legendtext, .annotation-text, .gtitle, .g-xtitle text, .g-ytitle text, .cbtitle text';
+    const axisTitles = "[class^='g-x'][class$='title'] text, [class^='g-y'][class$='title'] text";
+    const texts = ticks + ', .legendtext, .annotation-text, .gtitle, .cbtitle text, ' + axisTitles;
+    const fill = e => getComputedStyle(e).fill;
     return {
       title: (p.querySelector('.gtitle') || {}).textContent || '',
       drawn: box.width,
       container: container.getBoundingClientRect().width,
       scrolls: container.scrollWidth > container.clientWidth + 1,
       ticks: [...p.querySelectorAll(ticks)].map(t => t.textContent),
+      // every axis title in the title's (the theme's) colour, a subplot's second axis too
+      offTheme: [...p.querySelectorAll(axisTitles)].filter(t => fill(t) !== fill(p.querySelector('.gtitle')))
+        .map(t => t.textContent),
       outside: [...p.querySelectorAll(texts)].filter(t => {
         const r = t.getBoundingClientRect();
         return r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1
@@ -151,6 +156,7 @@ def assert_fits(figures: list[dict]) -> None:
         assert figure["container"] - 2 <= figure["drawn"] <= figure["container"] + 1, figure
         assert not figure["scrolls"], f"{name}: a horizontal scrollbar"
         assert not figure["outside"], f"{name}: text outside the figure: {figure['outside']}"
+        assert not figure["offTheme"], f"{name}: not in the theme's colour: {figure['offTheme']}"
         cut = [t for t in figure["ticks"] if t.startswith(".")]
         assert not cut, f"{name}: tick labels cut to {cut}"
 

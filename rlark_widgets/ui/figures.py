@@ -29,8 +29,8 @@ THEME_TEXT = (
             ".gtitle",
             ".xtick text",
             ".ytick text",
-            ".g-xtitle text",
-            ".g-ytitle text",
+            "[class^='g-x'][class$='title'] text",  # every subplot's: g-xtitle, g-x2title, ...
+            "[class^='g-y'][class$='title'] text",
             ".legendtext",
             ".legendtitletext",
             ".annotation-text",

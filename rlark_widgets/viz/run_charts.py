@@ -19,6 +19,16 @@ MAX_PANELS = 6
 PANEL_HEIGHT = 170
 
 
+def _saying(title: Text, lang: str) -> go.Figure:
+    """A chart with nothing to draw: its title says why, and no empty axes (plotly's default
+    -1..6 and 0..4 ticks) suggest values."""
+    figure = go.Figure()
+    figure.update_layout(**transparent_layout(title=title.render(lang), height=80))
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    return figure
+
+
 def default_tags(scalars: dict[str, ScalarSeries], count: int = 3) -> list[str]:
     """The curves shown before the user picks: the first ``count`` tags, in name order."""
     return sorted(scalars)[:count]
@@ -28,14 +38,12 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
     """One panel per picked scalar (values against step), sharing the step axis."""
     shown = [tag for tag in tags if tag in scalars][:MAX_PANELS]
     if not shown:
-        figure = go.Figure()
         title = (
             Text("Training curves: no scalar logged yet")
             if not scalars
             else Text("Training curves: pick scalars to draw")
         )
-        figure.update_layout(**transparent_layout(title=title.render(lang), height=120))
-        return figure
+        return _saying(title, lang)
     figure = make_subplots(
         rows=len(shown), cols=1, shared_xaxes=True, subplot_titles=shown, vertical_spacing=0.08
     )
@@ -66,10 +74,7 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
 def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Figure:
     """Utilisation and memory per GPU, grouped by Worker; the note instead when there is none."""
     if not gpus:
-        figure = go.Figure()
-        title = note or Text("GPU use: no GPU metrics reported")
-        figure.update_layout(**transparent_layout(title=title.render(lang), height=120))
-        return figure
+        return _saying(note or Text("GPU use: no GPU metrics reported"), lang)
     labels = [f"{g.worker} · GPU {g.index}" for g in gpus]
     memory = [100 * g.memory_used / g.memory_total if g.memory_total else 0.0 for g in gpus]
     hover = [f"{g.name}<br>{g.memory_used:.0f} / {g.memory_total:.0f} MiB" for g in gpus]

@@ -254,12 +254,16 @@ def _aggregate_figure(rows: list[NodeRow], title: str, lang: str) -> go.Figure:
     for (_, role), members in sorted(by_role.items()):
         ranks, count = [m.rank for m in members], len(members)
         labels.append(
-            Text(
-                "{role} · {count} nodes (ranks {first}-{last})",
-                role=role,
-                count=count,
-                first=ranks[0],
-                last=ranks[-1],
+            (
+                Text("{role} · 1 node (rank {first})", role=role, first=ranks[0])
+                if count == 1
+                else Text(
+                    "{role} · {count} nodes (ranks {first}-{last})",
+                    role=role,
+                    count=count,
+                    first=ranks[0],
+                    last=ranks[-1],
+                )
             ).render(lang)
         )
         used = [sum(1 for m in members if m.cells.get(g)) for g in range(width)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -61,11 +62,14 @@ def serving(
             time.sleep(0.5)
         yield process
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        # A server that exited during start-up has no group left: its own error stays the one shown.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         if log:
             output.close()

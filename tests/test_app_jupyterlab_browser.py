@@ -30,6 +30,8 @@ IN_OUTPUTS = """() => [...document.querySelectorAll('.js-plotly-plot')]
       title: (p.querySelector('.gtitle') || {}).textContent || '',
       drawn: p.querySelector('.main-svg').getBoundingClientRect().width,
       output: output.getBoundingClientRect().width,
+      // the app's tabs: its column, at most 1,280 px wide (the app's own limit)
+      column: p.closest('.widget-tab').getBoundingClientRect().width,
       scrolls: output.scrollWidth > output.clientWidth + 1,
     };
   })"""
@@ -77,7 +79,7 @@ def shown(page, count: int) -> list[dict]:
 def assert_inside(figures: list[dict]) -> None:
     for figure in figures:
         assert figure["drawn"] <= figure["output"] + 1, figure
-        assert figure["drawn"] >= figure["output"] - 40, figure  # fills it, not 700 px
+        assert figure["drawn"] >= figure["column"] - 40, figure  # fills it, not 700 px
         assert not figure["scrolls"], figure
 
 
@@ -113,3 +115,12 @@ def test_every_figure_fits_the_notebook_output_with_the_file_browser_open(
     assert [f["title"] for f in monitor][-1] == "GPU use per Worker (Ray dashboard)"
     assert_inside(monitor)
     shot(page, "jupyterlab-monitor-1400")
+    for width in (1280, 1920):  # the window resized: every figure follows its column
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.wait_for_timeout(1_500)
+        resized = shown(page, 5)
+        assert_inside(resized)
+        assert resized[0]["drawn"] != monitor[0]["drawn"]  # the figures did follow
+        page.get_by_text("3 Topology", exact=True).first.click()
+        assert_inside(shown(page, 2))
+        page.get_by_text("6 Submit & monitor", exact=True).first.click()

@@ -23,9 +23,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e '.[dev]'
 	touch $(STAMP)
 
+# Voila's lab template without its CDN links (rlark_widgets/ui/jupyter): the app works offline.
 app: $(STAMP)
 	@echo "rlark-widgets app: open http://127.0.0.1:$(PORT)/"
-	$(BIN)/voila notebooks/app.ipynb --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
+	env JUPYTER_PATH=rlark_widgets/ui/jupyter $(BIN)/voila notebooks/app.ipynb --template=rlark --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
 
 # lint-imports keeps the layers of pyproject.toml's [tool.importlinter]; mypy checks every
 # signature. The fuzz tests run apart, under an address-space limit: a runaway input fails its

@@ -6,12 +6,23 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
+#: Where Voila finds the app's page template ``rlark`` (its lab template without CDN links),
+#: as `make app` points it there.
+VOILA_TEMPLATES = Path(__file__).resolve().parents[1] / "rlark_widgets/ui/jupyter"
+
+
+def voila_command(notebook: Path, port: int) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of `make app`, for ``notebook`` on loopback ``port``."""
+    voila = Path(sys.executable).parent / "voila"
+    argv = [str(voila), str(notebook), "--template=rlark", "--no-browser", f"--port={port}"]
+    return [*argv, f"--Voila.ip={LOOPBACK}"], {"JUPYTER_PATH": str(VOILA_TEMPLATES)}
 
 
 def free_port() -> int:
@@ -50,11 +61,14 @@ def serving(
             time.sleep(0.5)
         yield process
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        # A server that exited during start-up has no group left: its own error stays the one shown.
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         if log:
             output.close()

@@ -10,12 +10,11 @@ toggle, and 32 nodes x 8 GPUs measured on the light and the dark theme (``?theme
 from __future__ import annotations
 
 import re
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from servers import free_port, serving
+from servers import free_port, serving, voila_command
 from test_viz import DARK, DARK_PANEL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,9 +31,8 @@ def workspace(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def voila_url(workspace: Path):
     port = free_port()
-    voila = Path(sys.executable).parent / "voila"
-    argv = [str(voila), str(REPO / "notebooks/app.ipynb"), "--no-browser", f"--port={port}"]
-    with serving([*argv, "--Voila.ip=127.0.0.1"], port, env={"RLARK_WORKSPACE": str(workspace)}):
+    argv, env = voila_command(REPO / "notebooks/app.ipynb", port)
+    with serving(argv, port, env={**env, "RLARK_WORKSPACE": str(workspace)}):
         yield f"http://127.0.0.1:{port}/"
     _delete_local_jobs(workspace)
 

@@ -41,17 +41,20 @@ def test_binder_installs_this_package_on_the_supported_python() -> None:
     assert re.search(r"pip install .*-e \.$", post_build.read_text(), re.MULTILINE)
 
 
-def test_launch_url_opens_the_app_notebook() -> None:
-    path = _launch_urlpath()
-    assert path == "voila/render/notebooks/app.ipynb"
+def test_launch_url_opens_the_app_notebook_with_the_offline_template() -> None:
+    path, _, query = _launch_urlpath().partition("?")
+    assert path == "voila/render/notebooks/app.ipynb" and query == "template=rlark"
     assert (REPO / path.removeprefix("voila/render/")).is_file()
+    assert os.access(BINDER / "start", os.X_OK), "repo2docker runs start only when executable"
 
 
 @pytest.fixture(scope="module")
 def jupyter_server(tmp_path_factory):
-    """``jupyter server`` over the repository, as Binder starts it (with a token)."""
+    """``jupyter server`` over the repository, as Binder starts it: through ``binder/start``,
+    with a token."""
     port, token = free_port(), "binder-check"
     argv = [
+        str(BINDER / "start"),
         str(Path(sys.executable).parent / "jupyter-server"),
         "--no-browser",
         f"--port={port}",
@@ -69,7 +72,8 @@ def jupyter_server(tmp_path_factory):
 def test_the_launch_url_renders_the_app_under_jupyter_server(page, jupyter_server) -> None:
     base, token = jupyter_server
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{base}{_launch_urlpath()}?token={token}", timeout=180_000)
+    page.goto(f"{base}{_launch_urlpath()}&token={token}", timeout=180_000)
     page.wait_for_selector(".widget-tab", timeout=180_000)
+    assert page.locator("link[href*='://']").count() == 0  # no stylesheet from a CDN
     assert page.get_by_role("button", name="Load example").count() == 1
     assert "Traceback" not in page.content()

@@ -10,12 +10,11 @@ had drawn 3 of 8 updates after 100 s.)
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from servers import free_port, serving
+from servers import free_port, serving, voila_command
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -56,9 +55,8 @@ def voila_url(tmp_path: Path):
     notebook.cells = [nbformat.v4.new_code_cell(NOTEBOOK)]
     nbformat.write(notebook, tmp_path / "figures.ipynb")
     port = free_port()
-    voila = Path(sys.executable).parent / "voila"
-    argv = [str(voila), str(tmp_path / "figures.ipynb"), "--no-browser", f"--port={port}"]
-    with serving([*argv, "--Voila.ip=127.0.0.1"], port):
+    argv, env = voila_command(tmp_path / "figures.ipynb", port)
+    with serving(argv, port, env=env):
         yield f"http://127.0.0.1:{port}/"
 
 

@@ -71,6 +71,7 @@ def test_logical_gpus_are_said_to_have_no_metrics_instead_of_drawn_as_zeros():
     assert render(snap.gpu_note, "zh").startswith("没有 GPU 指标：Ray 统计到 2 块 GPU")
     figure = gpu_figure(snap.gpus, snap.gpu_note, "zh")
     assert not figure.data and figure.layout.title.text == render(snap.gpu_note, "zh")
+    assert figure.layout.xaxis.visible is False and figure.layout.yaxis.visible is False
 
 
 def test_a_node_unknown_to_the_job_is_named_by_its_ip_and_dead_nodes_are_skipped():

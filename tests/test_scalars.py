@@ -133,6 +133,7 @@ def test_the_curves_figure_draws_the_picked_scalars_one_panel_each():
     assert figure.layout.title.text == "Training curves (TensorBoard events)"
     empty = scalar_figure({}, [], "zh")
     assert not empty.data and empty.layout.title.text == "训练曲线：尚未记录任何标量"
+    assert empty.layout.xaxis.visible is False  # no empty -1..6 axis suggesting values
 
 
 def test_the_head_pods_event_files_are_mirrored_by_their_new_bytes_only(tmp_path):

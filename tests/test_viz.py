@@ -84,6 +84,10 @@ def test_large_clusters_aggregate_by_role() -> None:
     figure = topology_figure(node_rows(expansion, [("header", 1), ("workers", nodes - 1)]))
     heatmap = figure.data[0]
     assert len(heatmap.y) == 2 and "aggregated by role" in figure.layout.title.text
+    assert list(heatmap.y) == [
+        "header · 1 node (rank 0)",
+        f"workers · {nodes - 1} nodes (ranks 1-{nodes - 1})",
+    ]
     assert heatmap.z[1] == [1.0] * 8  # every GPU of every worker node runs an actor process
     assert len(figure.to_json()) < 2_000_000
 
@@ -236,7 +240,7 @@ def test_idle_gpus_and_aggregates_in_chinese() -> None:
     heatmap = figure.data[0]
     assert figure.layout.title.text == f"Ray 节点 × GPU（{nodes} 个节点，按角色汇总）"
     assert list(heatmap.y) == [
-        "header · 1 个节点（编号 0-0）",
+        "header · 1 个节点（编号 0）",
         f"workers · {nodes - 1} 个节点（编号 1-{nodes - 1}）",
     ]
     assert heatmap.hovertext[1][0] == f"workers：{nodes - 1} 个节点中有 {nodes - 1} 个使用 GPU 0"

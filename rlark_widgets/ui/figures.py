@@ -29,8 +29,8 @@ THEME_TEXT = (
             ".gtitle",
             ".xtick text",
             ".ytick text",
-            ".g-xtitle text",
-            ".g-ytitle text",
+            "[class^='g-x'][class$='title'] text",  # every subplot's: g-xtitle, g-x2title, ...
+            "[class^='g-y'][class$='title'] text",
             ".legendtext",
             ".legendtitletext",
             ".annotation-text",
@@ -73,6 +73,9 @@ def _figure_class() -> type:
 
 def _figure_widget(figure: Any) -> Any:
     widget = _figure_class()(figure)
+    # responsive: plotly redraws the figure at its container's width on a window resize (the
+    # module in :mod:`.plotly_bundle` also sends one when the figure's element changes width)
+    widget._config = {**widget._config, "responsive": True}
     widget._announce = True
     widget.open()
     return widget

@@ -26,13 +26,43 @@ GLOBAL = "__rlarkPlotlyWidget"
 BUNDLE_WAIT_MS = 60_000
 
 FIGURE_ESM = f"""
+let resizing = false;
+function resizeSoon() {{
+  // One window resize for every figure that changed width in this frame: plotly redraws each
+  // visible figure made with config.responsive to its container's width.
+  if (resizing) return;
+  resizing = true;
+  requestAnimationFrame(() => {{ resizing = false; window.dispatchEvent(new Event("resize")); }});
+}}
+
 async function plotlyWidget() {{
   for (let waited = 0; !globalThis.{GLOBAL}; waited += 20) {{
     if (waited > {BUNDLE_WAIT_MS}) throw new Error("plotly's widget code did not arrive");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }}
   const bundle = await globalThis.{GLOBAL};
-  return typeof bundle.default === "function" ? bundle.default() : bundle.default;
+  const widget = typeof bundle.default === "function" ? bundle.default() : bundle.default;
+  return {{
+    ...widget,
+    render(context) {{
+      // A figure drawn while hidden (a closed tab) is laid out at plotly's default 700 px,
+      // and a JupyterLab column changes width without a window resize: follow the element.
+      const removeView = widget.render(context);
+      let width = 0;
+      const observer = new ResizeObserver(() => {{
+        const now = context.el.clientWidth;
+        if (now > 0 && now !== width) {{
+          width = now;
+          resizeSoon();
+        }}
+      }});
+      observer.observe(context.el);
+      return () => {{
+        observer.disconnect();
+        if (typeof removeView === "function") removeView();
+      }};
+    }},
+  }};
 }}
 export default plotlyWidget;
 """

@@ -25,6 +25,16 @@ GPU_BAR_LIMIT = 64
 HEATMAP_HEIGHT = (280, 560)
 
 
+def _saying(title: Text, lang: str) -> go.Figure:
+    """A chart with nothing to draw: its title says why, and no empty axes (plotly's default
+    -1..6 and 0..4 ticks) suggest values."""
+    figure = go.Figure()
+    figure.update_layout(**transparent_layout(title=title.render(lang), height=80))
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    return figure
+
+
 def default_tags(scalars: dict[str, ScalarSeries], count: int = 3) -> list[str]:
     """The curves shown before the user picks: the first ``count`` tags, in name order."""
     return sorted(scalars)[:count]
@@ -34,14 +44,12 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
     """One panel per picked scalar (values against step), sharing the step axis."""
     shown = [tag for tag in tags if tag in scalars][:MAX_PANELS]
     if not shown:
-        figure = go.Figure()
         title = (
             Text("Training curves: no scalar logged yet")
             if not scalars
             else Text("Training curves: pick scalars to draw")
         )
-        figure.update_layout(**transparent_layout(title=title.render(lang), height=120))
-        return figure
+        return _saying(title, lang)
     figure = make_subplots(
         rows=len(shown), cols=1, shared_xaxes=True, subplot_titles=shown, vertical_spacing=0.08
     )
@@ -72,10 +80,7 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
 def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Figure:
     """Utilisation and memory per GPU, grouped by Worker; the note instead when there is none."""
     if not gpus:
-        figure = go.Figure()
-        title = note or Text("GPU use: no GPU metrics reported")
-        figure.update_layout(**transparent_layout(title=title.render(lang), height=120))
-        return figure
+        return _saying(note or Text("GPU use: no GPU metrics reported"), lang)
     if len(gpus) > GPU_BAR_LIMIT:
         return gpu_heatmap(gpus, lang)
     labels = [f"{g.worker} · GPU {g.index}" for g in gpus]

@@ -29,6 +29,9 @@ GAP = 3  # px between cells
 TOP_PX = 72  # the title, then the GPU labels above the grid
 BOTTOM_PX = 56  # the role legend below the grid (two lines of entries)
 DEVICE_COLUMN = Text("devices")
+#: The column of the state dots after a submit (a category of its own: a number such as -0.75
+#: on the grid's category axis became a stray column with "-0.75" as its label).
+STATE_COLUMN = Text("state")
 NO_WORKER = Text("(no Worker)")  # the role of a rank no role covers
 
 
@@ -228,7 +231,7 @@ def _state_markers(figure: go.Figure, rows: list[NodeRow], lang: str) -> None:
         return
     figure.add_trace(
         go.Scatter(
-            x=[-0.75] * len(rows),
+            x=[STATE_COLUMN.render(lang)] * len(rows),
             y=[_row_label(r, lang) for r in rows],
             mode="markers",
             hoverinfo="skip",
@@ -251,12 +254,16 @@ def _aggregate_figure(rows: list[NodeRow], title: str, lang: str) -> go.Figure:
     for (_, role), members in sorted(by_role.items()):
         ranks, count = [m.rank for m in members], len(members)
         labels.append(
-            Text(
-                "{role} · {count} nodes (ranks {first}-{last})",
-                role=role,
-                count=count,
-                first=ranks[0],
-                last=ranks[-1],
+            (
+                Text("{role} · 1 node (rank {first})", role=role, first=ranks[0])
+                if count == 1
+                else Text(
+                    "{role} · {count} nodes (ranks {first}-{last})",
+                    role=role,
+                    count=count,
+                    first=ranks[0],
+                    last=ranks[-1],
+                )
             ).render(lang)
         )
         used = [sum(1 for m in members if m.cells.get(g)) for g in range(width)]

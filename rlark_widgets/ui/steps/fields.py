@@ -20,13 +20,15 @@ def text_input(
     value: str = "",
     placeholder: Message = "",
     area: bool = False,
+    width: str = "640px",
     **kwargs: Any,
 ) -> w.Widget:
+    """A labelled text box (``area``: several lines); ``width="100%"`` fills its column."""
     cls = w.Textarea if area else w.Text
     widget = cls(
         value=value,
         style=STYLE,
-        layout=w.Layout(width="640px", height="90px" if area else None),
+        layout=w.Layout(width=width, height="90px" if area else None),
         **kwargs,
     )
     hint = {"placeholder": placeholder} if placeholder else {}  # else ipywidgets' own blank

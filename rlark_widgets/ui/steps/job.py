@@ -11,6 +11,10 @@ from ..labels import Labels
 from ..session import Session, finding_key
 from .fields import STYLE, text_input
 
+#: The form's boxes stretch to their column (a fixed 640 px ran 52 px under the YAML panel at
+#: 1,280 px; 100% overflowed by the widgets' own margin).
+FILL = "auto"
+
 
 class JobStep:
     """Step 5: the Job form, the YAML preview (copy, download), findings and acknowledgements."""
@@ -43,7 +47,12 @@ class JobStep:
         self.inputs = {}
         for key, label, placeholder in self.FIELDS:
             field = text_input(
-                t, label, session.job_field_text(key), placeholder, continuous_update=False
+                t,
+                label,
+                session.job_field_text(key),
+                placeholder,
+                width=FILL,
+                continuous_update=False,
             )
             field.observe(lambda c, key=key: session.set_job_field(key, c["new"]), "value")
             self.inputs[key] = field
@@ -53,6 +62,7 @@ class JobStep:
             session.job_field_text("prepare_script"),
             "source /opt/venv/bin/activate",
             area=True,
+            width=FILL,
         )
         self.prepare.continuous_update = False
         self.prepare.observe(lambda c: session.set_job_field("prepare_script", c["new"]), "value")
@@ -62,6 +72,7 @@ class JobStep:
             session.job_field_text("ssh_keys"),
             Text("registered key names, one per line"),
             area=True,
+            width=FILL,
         )
         self.ssh.continuous_update = False
         self.ssh.observe(lambda c: session.set_job_field("ssh_keys", c["new"]), "value")
@@ -82,18 +93,15 @@ class JobStep:
             [*self.inputs.values(), self.prepare, self.ssh],
             layout=w.Layout(width="46%", margin="0 16px 0 0"),
         )
+        form.add_class("rlk-job-form")
+        preview = w.VBox(
+            [self.export, self.tools, self.yaml, self.export_notes], layout=w.Layout(width="50%")
+        )
+        preview.add_class("rlk-job-preview")
         self.widget = w.VBox(
             [
                 t.heading(Text("Job")),
-                w.HBox(
-                    [
-                        form,
-                        w.VBox(
-                            [self.export, self.tools, self.yaml, self.export_notes],
-                            layout=w.Layout(width="50%"),
-                        ),
-                    ]
-                ),
+                w.HBox([form, preview]),
                 t.heading(Text("Errors (block Submit)"), "h4"),
                 self.errors,
                 t.heading(Text("Warnings (need your yes)"), "h4"),

@@ -15,8 +15,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from common import REPO, Result, best_time, print_table  # noqa: E402
+from servers import voila_command  # noqa: E402  (the page `make app` serves: no CDN links)
 
 from rlark_widgets.rlark.yaml_io import dump_yaml  # noqa: E402
 from rlark_widgets.rlinf import expand_placement, parse_cluster  # noqa: E402
@@ -91,14 +93,10 @@ def time_to_interactive(notebook: Path, selector: str) -> float:
 
     port = _free_port()
     start = time.monotonic()
+    argv, env = voila_command(notebook, port)
     server = subprocess.Popen(
-        [
-            str(REPO / ".venv/bin/voila"),
-            str(notebook),
-            "--no-browser",
-            f"--port={port}",
-            "--Voila.ip=127.0.0.1",
-        ],
+        argv,
+        env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

@@ -25,8 +25,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from common import REPO, Result, print_table  # noqa: E402
+from servers import voila_command  # noqa: E402  (the page `make app` serves: no CDN links)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -91,10 +93,10 @@ def topology_times(rounds: int) -> dict[int, float]:
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
-    voila = Path(sys.executable).parent / "voila"
+    argv, env = voila_command(REPO / "notebooks/app.ipynb", port)
     server = subprocess.Popen(
-        [str(voila), str(REPO / "notebooks/app.ipynb"), "--no-browser", f"--port={port}"]
-        + ["--Voila.ip=127.0.0.1"],
+        argv,
+        env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -185,11 +187,9 @@ def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
     import tempfile
 
     import nbformat
-    from playwright.sync_api import sync_playwright
-
-    sys.path.insert(0, str(REPO / "tests"))
     from bench_monitor_refresh import running_job
     from kube_emulator import Cluster, LoopThread
+    from playwright.sync_api import sync_playwright
 
     loop = LoopThread()
     with tempfile.TemporaryDirectory() as tmp:
@@ -210,11 +210,10 @@ def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
             notebook.cells = [nbformat.v4.new_code_cell(MONITOR_NOTEBOOK)]
             nbformat.write(notebook, folder / "monitor.ipynb")
             port = _free_port()
-            voila = Path(sys.executable).parent / "voila"
+            argv, env = voila_command(folder / "monitor.ipynb", port)
             server = subprocess.Popen(
-                [str(voila), str(folder / "monitor.ipynb"), "--no-browser", f"--port={port}"]
-                + ["--Voila.ip=127.0.0.1"],
-                env={**os.environ, "KUBECONFIG": str(kubeconfig)},
+                argv,
+                env={**os.environ, **env, "KUBECONFIG": str(kubeconfig)},
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,

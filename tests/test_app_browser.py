@@ -91,6 +91,11 @@ def test_app_from_import_to_rehearsal(page, voila_url: str) -> None:
     # 3 Topology: rows are Ray nodes by RLINF_NODE_RANK, cells list the processes on each GPU
     tab(page, "3 Topology")
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    # The kernel re-plans after Apply; the figure drawn before that (8 GPUs) is replaced in place.
+    page.wait_for_function(
+        "() => document.querySelector('.js-plotly-plot').data?.[0]?.x?.length === 2",
+        timeout=60_000,
+    )
     heatmap = plotly_data(page)[0][0]
     assert heatmap["type"] == "heatmap"
     assert heatmap["y"] == ["rank 0 · header", "rank 1 · workers"]

@@ -259,6 +259,11 @@ def _export_options(backend: Backend) -> ExportOptions | None:
     return backend.options if isinstance(backend, KubeRayBackend) else None
 
 
+def weighed_for(backend: Backend, planned: PlannedJob) -> list[Finding]:
+    """:func:`weighed_findings` for ``backend`` (on KubeRay, of what it exports)."""
+    return weighed_findings(planned, backend.name, _export_options(backend))
+
+
 def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     """Preflight, then submit once unless an error blocks it on this backend.
 
@@ -266,7 +271,7 @@ def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
     Raises :class:`~.backends.base.BackendError` when the backend fails.
     """
-    weighed = weighed_findings(planned, backend.name, _export_options(backend))
+    weighed = weighed_for(backend, planned)
     if planned.job is None:  # RLinf rejected the plan: its errors say why
         return Submission(weighed, blocking(weighed, backend.name), None)
     config = planned.report.config if planned.report is not None else None

@@ -10,7 +10,8 @@ the RLinf launch line: the one change, named in :attr:`Resumption.change`. The n
 
 A run still in progress is refused (resuming would drop its steps after the checkpoint) unless
 the caller asks to stop it; an ended run whose Workers linger (the rehearsal's Ray nodes, a
-finished RLark Job holding its Pods) is stopped first, and the result says so.
+finished RLark Job holding its Pods) is stopped first, and the result says so. On KubeRay the
+old RayJob or RayCluster is deleted instead (a suspended one keeps its name); its PVCs stay.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, replace
 from .backends.base import RESUME_OVERRIDE, Backend, blocking, expectations
 from .i18n import Listing, Text, TextError
 from .monitor.snapshot import CHECKPOINTS, Checkpoint, JobSnapshot
-from .pipeline import Submission, given_job, submit_checked, weighed_findings
+from .pipeline import Submission, given_job, submit_checked, weighed_for
 from .rlark.job import Job
 from .rlark.rules.context import code_lines
 from .rlark.rules.resume import resume_dir_problems
@@ -34,6 +35,7 @@ WHICH = re.compile(r"^global_step_(\d+)$")
 LAUNCH = re.compile(r"--config-(?:name|path)\b")
 #: Seconds to wait for the old run's Workers to be gone after stopping them.
 STOP_TIMEOUT = 120.0
+KUBERAY = "kuberay"
 
 
 class ResumeRefused(TextError):
@@ -51,6 +53,7 @@ class Resumption:
     change: Text
     stopped: Text | None
     submission: Submission
+    deleted: Text | None = None  # KubeRay: what was deleted for the new run to take the name
 
 
 def checkpoints_of_every_run(snap: JobSnapshot) -> list[Checkpoint]:
@@ -198,6 +201,26 @@ def _stop_old_run(backend: Backend, name: str, timeout: float) -> Text:
         time.sleep(1.0)
 
 
+def _delete_old_run(backend: Backend, name: str, timeout: float) -> Text:
+    """KubeRay: a RayJob or RayCluster keeps its name after it ends or is suspended, so the new
+    run can take it only once the old object is gone (KubeRay then removes its pods; the PVCs
+    holding the checkpoint are the user's and stay)."""
+    said = backend.delete(name)
+    deadline = time.monotonic() + timeout
+    while backend.snapshot(name).exists:
+        if time.monotonic() > deadline:
+            raise ResumeRefused(
+                Text(
+                    "The old run of Job '{job}' was deleted but is still there after {seconds} s.",
+                    job=name,
+                    seconds=f"{timeout:g}",
+                ),
+                Text("Wait until it is gone (status shows it), then resume again."),
+            )
+        time.sleep(1.0)
+    return said
+
+
 def resume(
     backend: Backend,
     name: str,
@@ -211,18 +234,6 @@ def resume(
     Raises :class:`ResumeRefused` before anything changes when the checkpoint cannot be
     resumed from, and :class:`~.backends.base.BackendError` when the backend fails.
     """
-    if backend.name == "kuberay":
-        raise ResumeRefused(
-            Text(
-                "Resume on the KubeRay backend is not supported: a stopped RayJob stays, so a new run cannot take its name."
-            ),
-            Text(
-                "Delete it (rlark-migrate delete {job} --backend kuberay; its PVCs stay), then"
-                " submit the Job with runner.resume_dir=<checkpoint dir>/global_step_N in its run"
-                " script.",
-                job=name,
-            ),
-        )
     job = backend.job(name)
     if job is None:
         raise ResumeRefused(
@@ -273,14 +284,18 @@ def resume(
     planned = given_job(replace(job, run_script=script), inventory=inventory, site=backend.site)
     # The Job's own errors stop it before the old run is touched; the backend's preflight
     # (capacity, an existing run) can only speak once the old run's Workers are gone.
-    weighed = weighed_findings(planned, backend.name)
+    weighed = weighed_for(backend, planned)
     if blocking(weighed, backend.name):
         held = Submission(weighed, blocking(weighed, backend.name), None)
         return Resumption(name, checkpoint, path, change, None, held)
-    stopped = None
-    if snap.exists and not snap.settled:
+    stopped, deleted = None, None
+    if backend.name == KUBERAY and snap.exists:
+        deleted = backend.removes(name)
+        stopped = _delete_old_run(backend, name, stop_timeout)
+    elif snap.exists and not snap.settled:
         stopped = _stop_old_run(backend, name, stop_timeout)
-    return Resumption(name, checkpoint, path, change, stopped, submit_checked(backend, planned))
+    submission = submit_checked(backend, planned)
+    return Resumption(name, checkpoint, path, change, stopped, submission, deleted)
 
 
 def resumed_text(done: Resumption) -> Text:
@@ -295,6 +310,13 @@ def resumed_text(done: Resumption) -> Text:
         done.change,
     ]
     # The backend's own words on stopping (they advise a plain restart) are in --json.
-    if done.stopped is not None:
+    if done.deleted is not None:
+        parts.append(
+            Text(
+                "Deleted first, as a suspended one keeps the name: {what}",
+                what=done.deleted,
+            )
+        )
+    elif done.stopped is not None:
         parts.append(Text("The old run's Workers were stopped first."))
     return Listing(parts, " ")

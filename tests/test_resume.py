@@ -389,10 +389,36 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
     assert not s.can_resume() and monitor.resume.disabled
 
 
-def test_kuberay_is_refused_with_the_steps_to_take_by_hand(kuberay) -> None:
-    refused = refusal(kuberay.backend(), "demo")
-    assert str(refused).startswith("Resume on the KubeRay backend is not supported")
-    assert refused.fix.startswith("Delete it (rlark-migrate delete demo --backend kuberay;")
+def test_kuberay_resume_deletes_the_old_rayjob_for_a_new_one_with_the_resume_dir(kuberay) -> None:
+    backend = kuberay.backend(checkpoint_root=None)  # checkpoints listed through the head pod
+    claim = {"metadata": {"name": "demo-output"}, "spec": {"storageClassName": "demo-output"}}
+    kuberay.core.create_namespaced_persistent_volume_claim(NAMESPACE, claim, _preload_content=False)
+    assert backend.submit(launch_job()).created
+    cluster = kuberay.operate("demo")
+    kuberay.run_ray("demo", cluster)
+    kuberay.ray_members(cluster)
+    kuberay.checkpoint(CHECKPOINTS, 10)
+    old_uid = kuberay.object("RayJob", "demo")["metadata"]["uid"]
+    refused = refusal(backend, "demo")
+    assert "is still running" in str(refused) and "--stop-running" in refused.fix
+    assert kuberay.object("RayJob", "demo")["metadata"]["uid"] == old_uid  # untouched
+
+    done = resume(backend, "demo", stop_running=True)
+    assert done.submission.result is not None and done.submission.result.created
+    new = kuberay.object("RayJob", "demo")
+    assert new["metadata"]["uid"] != old_uid and not new["spec"].get("suspend")
+    resumed = backend.job("demo")
+    assert resumed is not None
+    assert f"++runner.resume_dir={CHECKPOINTS}/global_step_10" in resumed.run_script
+    said = str(resumed_text(done))
+    assert said.startswith(
+        f"Resuming Job 'demo' from global_step_10 ({CHECKPOINTS}/global_step_10)."
+    )
+    assert said.endswith(
+        "Deleted first, as a suspended one keeps the name: RayJob 'demo' in namespace 'research',"
+        " and with it the RayCluster and Ray pods KubeRay made for it. The PVCs it mounts are"
+        " yours and stay."
+    )
 
 
 def test_cli_resubmit_on_the_local_backend_refuses_in_either_language(

@@ -26,8 +26,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "appended to the RLinf launch line (or replacing the override there); that one change is "
         "printed. The new Job goes through the same "
         "checks as submit. A run still in progress is refused unless --stop-running; an ended "
-        "run whose Workers still run is stopped first. Exit codes: 0 submitted, 1 refused or "
-        "blocked.",
+        "run whose Workers still run is stopped first (on KubeRay the old RayJob/RayCluster is "
+        "deleted, its PVCs stay). Exit codes: 0 submitted, 1 refused or blocked.",
     )
     parser.add_argument("name", help="the Job's name")
     parser.add_argument(

@@ -259,9 +259,16 @@ def _export_options(backend: Backend) -> ExportOptions | None:
     return backend.options if isinstance(backend, KubeRayBackend) else None
 
 
-def weighed_for(backend: Backend, planned: PlannedJob) -> list[Finding]:
-    """:func:`weighed_findings` for ``backend`` (on KubeRay, of what it exports)."""
-    return weighed_findings(planned, backend.name, _export_options(backend))
+def submission_findings(backend: Backend, planned: PlannedJob) -> list[Finding]:
+    """What a submission to ``backend`` is weighed on: :func:`weighed_findings` (on KubeRay, of
+    what it exports) and the backend's preflight, redacted as the Job's own findings are."""
+    weighed = weighed_findings(planned, backend.name, _export_options(backend))
+    if planned.job is None:  # RLinf rejected the plan: its errors say why
+        return weighed
+    config = planned.report.config if planned.report is not None else None
+    return redact_findings(
+        [*weighed, *backend.preflight(planned.job, config)], planned.job.to_manifest()
+    )
 
 
 def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
@@ -271,19 +278,14 @@ def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
     Raises :class:`~.backends.base.BackendError` when the backend fails.
     """
-    weighed = weighed_for(backend, planned)
-    if planned.job is None:  # RLinf rejected the plan: its errors say why
-        return Submission(weighed, blocking(weighed, backend.name), None)
-    config = planned.report.config if planned.report is not None else None
-    # The backend's findings quote the Job too: they are redacted like the Job's own.
-    findings = redact_findings(
-        [*weighed, *backend.preflight(planned.job, config)], planned.job.to_manifest()
-    )
+    findings = submission_findings(backend, planned)
     stopping = blocking(findings, backend.name)
-    if stopping:
+    if stopping or planned.job is None:
         return Submission(findings, stopping, None)
     report = planned.report
     result = backend.submit(
-        planned.job, expansion=report.expansion if report is not None else None, config=config
+        planned.job,
+        expansion=report.expansion if report is not None else None,
+        config=report.config if report is not None else None,
     )
     return Submission(findings, [], result)

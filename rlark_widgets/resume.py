@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from .backends.base import RESUME_OVERRIDE, Backend, blocking, expectations
 from .i18n import Listing, Text, TextError
 from .monitor.snapshot import CHECKPOINTS, Checkpoint, JobSnapshot
-from .pipeline import Submission, given_job, submit_checked, weighed_for
+from .pipeline import Submission, given_job, submission_findings, submit_checked
 from .rlark.job import Job
 from .rlark.rules.context import code_lines
 from .rlark.rules.resume import resume_dir_problems
@@ -282,12 +282,12 @@ def resume(
     script, change = with_resume_dir(job.run_script, path)
     inventory = None if backend.name == "local" else backend.inventory()
     planned = given_job(replace(job, run_script=script), inventory=inventory, site=backend.site)
-    # The Job's own errors stop it before the old run is touched; the backend's preflight
-    # (capacity, an existing run) can only speak once the old run's Workers are gone.
-    weighed = weighed_for(backend, planned)
-    if blocking(weighed, backend.name):
-        held = Submission(weighed, blocking(weighed, backend.name), None)
-        return Resumption(name, checkpoint, path, change, None, held)
+    # Everything that would block the new run (its own checks and the backend's preflight: a
+    # taken name is only a warning there) stops it before the old run is touched.
+    findings = submission_findings(backend, planned)
+    held = blocking(findings, backend.name)
+    if held:
+        return Resumption(name, checkpoint, path, change, None, Submission(findings, held, None))
     stopped, deleted = None, None
     if backend.name == KUBERAY and snap.exists:
         deleted = backend.removes(name)

@@ -391,8 +391,6 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
 
 def test_kuberay_resume_deletes_the_old_rayjob_for_a_new_one_with_the_resume_dir(kuberay) -> None:
     backend = kuberay.backend(checkpoint_root=None)  # checkpoints listed through the head pod
-    claim = {"metadata": {"name": "demo-output"}, "spec": {"storageClassName": "demo-output"}}
-    kuberay.core.create_namespaced_persistent_volume_claim(NAMESPACE, claim, _preload_content=False)
     assert backend.submit(launch_job()).created
     cluster = kuberay.operate("demo")
     kuberay.run_ray("demo", cluster)
@@ -402,7 +400,14 @@ def test_kuberay_resume_deletes_the_old_rayjob_for_a_new_one_with_the_resume_dir
     refused = refusal(backend, "demo")
     assert "is still running" in str(refused) and "--stop-running" in refused.fix
     assert kuberay.object("RayJob", "demo")["metadata"]["uid"] == old_uid  # untouched
+    # The backend's preflight blocks the new run (its PVC is gone): the old run is not deleted.
+    held = resume(backend, "demo", stop_running=True)
+    assert held.submission.result is None and held.stopped is None
+    assert [f.rule_id for f in held.submission.blocking] == ["KRAY-PVC-MISSING"]
+    assert kuberay.object("RayJob", "demo")["metadata"]["uid"] == old_uid
 
+    claim = {"metadata": {"name": "demo-output"}, "spec": {"storageClassName": "demo-output"}}
+    kuberay.core.create_namespaced_persistent_volume_claim(NAMESPACE, claim, _preload_content=False)
     done = resume(backend, "demo", stop_running=True)
     assert done.submission.result is not None and done.submission.result.created
     new = kuberay.object("RayJob", "demo")

@@ -349,6 +349,9 @@ assert not any(WORKSPACE.iterdir())
 #   only hides it.
 # - A restart trains from scratch. Resume with `runner.resume_dir=…/global_step_N` under a mount
 #   (`+runner.resume_dir` when the config has no such key).
+# - `rlark-migrate resubmit NAME --resume latest` (or the monitor's Resume button) does that for
+#   you: it checks the checkpoint is under a mount and readable, adds `++runner.resume_dir` to the
+#   RLinf command line, names that one change, and submits a new run.
 # - The local rehearsal checks layout, ranks and placement on real Ray nodes. It does not check images,
 #   node selection or storage classes: the Kubernetes preflight does that.
 # %% [markdown] lang="zh"
@@ -359,5 +362,7 @@ assert not any(WORKSPACE.iterdir())
 #   checkpoint。
 # - 出现问题时，修复链路中**第一个**断开的环节。反复停止和启动只会掩盖问题。
 # - 重启会从头训练。用挂载路径下的 `runner.resume_dir=…/global_step_N` 恢复（配置中没有这个键时写 `+runner.resume_dir`）。
+# - `rlark-migrate resubmit NAME --resume latest`（或监控页的“恢复”按钮）会替你完成这一步：检查 checkpoint 位于挂载路径下且
+#   可读取，在 RLinf 启动命令中加上 `++runner.resume_dir`，说明这唯一的改动，然后提交新的运行。
 # - 本地演练在真实的 Ray 节点上检查布局、rank 和放置，但不检查镜像、节点选择或 StorageClass：这些由 Kubernetes 的
 #   提交前检查负责。

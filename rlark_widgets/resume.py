@@ -181,44 +181,37 @@ def with_resume_dir(script: str, path: str) -> tuple[str, Text]:
     )
 
 
-def _stop_old_run(backend: Backend, name: str, timeout: float) -> Text:
-    """Stop the old run's Workers and wait until they are gone (or the Job object is)."""
-    said = backend.stop(name)
+def _end_old_run(backend: Backend, name: str, timeout: float, delete: bool) -> Text:
+    """Stop the old run's Workers and wait until they are gone (or the Job object is).
+
+    ``delete`` (KubeRay): a RayJob or RayCluster keeps its name after it ends or is suspended,
+    so the new run can take it only once the old object is gone; KubeRay then removes its pods,
+    and the PVCs holding the checkpoint are the user's and stay.
+    """
+    said = backend.delete(name) if delete else backend.stop(name)
     deadline = time.monotonic() + timeout
     while True:
         snap = backend.snapshot(name)
-        if not snap.exists or snap.settled:
+        if not snap.exists or (snap.settled and not delete):
             return said
         if time.monotonic() > deadline:
-            raise ResumeRefused(
-                Text(
-                    "The old run of Job '{job}' was stopped but its Workers still run after {seconds} s.",
-                    job=name,
-                    seconds=f"{timeout:g}",
-                ),
-                Text("Wait until they are gone (status shows them), then resume again."),
-            )
-        time.sleep(1.0)
-
-
-def _delete_old_run(backend: Backend, name: str, timeout: float) -> Text:
-    """KubeRay: a RayJob or RayCluster keeps its name after it ends or is suspended, so the new
-    run can take it only once the old object is gone (KubeRay then removes its pods; the PVCs
-    holding the checkpoint are the user's and stay)."""
-    said = backend.delete(name)
-    deadline = time.monotonic() + timeout
-    while backend.snapshot(name).exists:
-        if time.monotonic() > deadline:
-            raise ResumeRefused(
+            still = (
                 Text(
                     "The old run of Job '{job}' was deleted but is still there after {seconds} s.",
                     job=name,
                     seconds=f"{timeout:g}",
-                ),
-                Text("Wait until it is gone (status shows it), then resume again."),
+                )
+                if delete
+                else Text(
+                    "The old run of Job '{job}' was stopped but its Workers still run after {seconds} s.",
+                    job=name,
+                    seconds=f"{timeout:g}",
+                )
+            )
+            raise ResumeRefused(
+                still, Text("Wait until they are gone (status shows them), then resume again.")
             )
         time.sleep(1.0)
-    return said
 
 
 def resume(
@@ -291,9 +284,9 @@ def resume(
     stopped, deleted = None, None
     if backend.name == KUBERAY and snap.exists:
         deleted = backend.removes(name)
-        stopped = _delete_old_run(backend, name, stop_timeout)
+        stopped = _end_old_run(backend, name, stop_timeout, delete=True)
     elif snap.exists and not snap.settled:
-        stopped = _stop_old_run(backend, name, stop_timeout)
+        stopped = _end_old_run(backend, name, stop_timeout, delete=False)
     submission = submit_checked(backend, planned)
     return Resumption(name, checkpoint, path, change, stopped, submission, deleted)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Any, Self
 
 from kubernetes import client
@@ -37,15 +38,19 @@ class ClusterBackend:
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
         site: SiteProfile | None = None,
+        checkpoint_root: str | os.PathLike[str] | None = None,
     ) -> None:
         """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or
         in-cluster. ``cluster`` is the intended cluster (the site's cluster label) for node
-        selections; ``site`` names the node and Worker labels (else the example)."""
+        selections; ``site`` names the node and Worker labels (else the example);
+        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no
+        exec needed then)."""
         self.api, self.namespace = open_api(
             api_client, namespace, config_file, context, timeout, retry, site
         )
         self.cluster = cluster
         self.site = self.api.site
+        self.checkpoint_root = Path(checkpoint_root) if checkpoint_root is not None else None
         self._submit_lock = threading.Lock()  # a double click in one session waits its turn
 
     @classmethod

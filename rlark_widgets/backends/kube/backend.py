@@ -19,9 +19,7 @@ What each operation means (the README repeats it):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from kubernetes import client
@@ -67,20 +65,12 @@ class KubernetesBackend(ClusterBackend):
 
     name = "kubernetes"
 
-    def __init__(
-        self,
-        api_client: client.ApiClient | None = None,
-        *,
-        checkpoint_root: str | os.PathLike[str] | None = None,
-        **connection: Any,
-    ) -> None:
+    def __init__(self, api_client: client.ApiClient | None = None, **connection: Any) -> None:
         """``connection``: namespace, kubeconfig (``config_file``, ``context``), the intended
-        ``cluster``, timeout, retry and site (:class:`..k8s.cluster_backend.ClusterBackend`);
-        ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no
-        exec needed then)."""
+        ``cluster``, timeout, retry, site and ``checkpoint_root``
+        (:class:`..k8s.cluster_backend.ClusterBackend`)."""
         super().__init__(api_client, **connection)
-        root = Path(checkpoint_root) if checkpoint_root is not None else None
-        self.reader = SnapshotReader(self.api, self.namespace, root)
+        self.reader = SnapshotReader(self.api, self.namespace, self.checkpoint_root)
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""

@@ -11,8 +11,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
 from typing import Any
 
 from kubernetes import client
@@ -56,17 +54,15 @@ class KubeRayBackend(ClusterBackend):
         self,
         api_client: client.ApiClient | None = None,
         *,
-        checkpoint_root: str | os.PathLike[str] | None = None,
         options: ExportOptions | None = None,
         **connection: Any,
     ) -> None:
         """As the Kubernetes backend (``connection``: namespace, kubeconfig, cluster, timeout,
-        retry, site: :class:`..k8s.cluster_backend.ClusterBackend`); ``options`` say what to
-        export (kind, TTLs, claims)."""
+        retry, site, checkpoint_root: :class:`..k8s.cluster_backend.ClusterBackend`);
+        ``options`` say what to export (kind, TTLs, claims)."""
         super().__init__(api_client, **connection)
         self.options = options or ExportOptions()
-        root = Path(checkpoint_root) if checkpoint_root is not None else None
-        self.reader = KubeRaySnapshotReader(self.api, self.namespace, root)
+        self.reader = KubeRaySnapshotReader(self.api, self.namespace, self.checkpoint_root)
 
     @property
     def kind(self) -> str:

@@ -387,6 +387,9 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
     assert f"runner.resume_dir={CHECKPOINTS}/global_step_10" in script
     assert s.refresh(), s.error  # the new run: no phase yet, in progress
     assert not s.can_resume() and monitor.resume.disabled
+    s.attach("demo")  # watching a Job afresh (or loading another config) forgets the choice
+    s._stop_monitor.set()
+    assert s.resume_from == "latest"
 
 
 def test_kuberay_resume_deletes_the_old_rayjob_for_a_new_one_with_the_resume_dir(kuberay) -> None:

@@ -305,7 +305,7 @@ class Session(HasTraits):
         with self.hold_trait_notifications():
             self.submitted, self.submitted_at, self.delete_pending = "", None, ""
             self.snapshot, self.diagnosis, self.history = None, None, []
-            self.notices, self.acknowledged = [], []
+            self.notices, self.acknowledged, self.resume_from = [], [], LATEST
         if self.gpu_map_text.strip() and self.config is not None:
             notes.append(
                 Text(
@@ -968,7 +968,7 @@ class Session(HasTraits):
         self._stop_monitor.set()
         with self.hold_trait_notifications():
             self.submitted, self.submitted_at, self.delete_pending = name, None, ""
-            self.history, self.notices = [], []
+            self.history, self.notices, self.resume_from = [], [], LATEST
             self.snapshot, self.diagnosis = None, None
         self._say("status", Text("Watching {job}.", job=name))
         self.start_monitor()

@@ -36,23 +36,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
 # --- Data fixtures ----------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    """The project's ``shared/`` folder (next to the repo; ``RLARK_SHARED_DIR`` overrides).
-
-    Skips the requesting test when the folder is absent.
-    """
-    override = os.environ.get("RLARK_SHARED_DIR")
-    path = Path(override) if override else Path(__file__).resolve().parents[2] / "shared"
-    if not path.is_dir():
-        pytest.skip("../shared not present")
-    return path
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
-def rlinf_configs_dir(shared_dir: Path) -> Path:
-    """The RLinf example/test configuration tree under ``shared/rlinf-configs``."""
-    return shared_dir / "rlinf-configs"
+def rlinf_configs_dir() -> Path:
+    """RLinf's example and test configs, vendored under ``tests/data/rlinf-configs``."""
+    return DATA / "rlinf-configs"
 
 
 # --- Browser (pytest-playwright with Debian's Chromium) ---------------------------------------

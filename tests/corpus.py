@@ -1,14 +1,12 @@
-"""The RLinf config corpus in ../shared (absent in a user's checkout: tests then skip)."""
+"""The RLinf config corpus, vendored as test data (``tests/data/rlinf-configs``)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import yaml
 
-SHARED = Path(os.environ.get("RLARK_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
-CORPUS = SHARED / "rlinf-configs"
+CORPUS = Path(__file__).resolve().parent / "data" / "rlinf-configs"
 EXPECTED = sorted((CORPUS / "expected").glob("**/*.json"))
 
 

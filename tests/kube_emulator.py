@@ -1,6 +1,6 @@
 """A realistic RLark cluster for tests: kmock's Kubernetes emulator over real HTTP.
 
-``RLarkEmulator`` closes kmock's gaps (../shared/notes/tooling.md) and adds what an API server
+``RLarkEmulator`` closes kmock's gaps and adds what an API server
 with RLark installed does: 201 on create, labelSelector/fieldSelector filtering, server-side
 metadata, dry runs that store nothing, CRD schema validation (422 with field causes),
 SelfSubjectAccessReviews, the Ray dashboard behind the pod proxy, pod logs, and exec (a real

@@ -48,7 +48,7 @@ def watched_local_job(tmp_path: Path) -> tuple[App, Session]:
 
 
 def test_a_new_config_clears_the_previous_ones_monitor_overlays_and_record(
-    tmp_path: Path, shared_dir: Path
+    tmp_path: Path, rlinf_configs_dir: Path
 ) -> None:
     app, s = watched_local_job(tmp_path)
     monitor, topology = app.steps[5], app.steps[2]
@@ -58,8 +58,8 @@ def test_a_new_config_clears_the_previous_ones_monitor_overlays_and_record(
     assert s.acknowledged and s.snapshot is not None and monitor.summary.value
     assert any(row.state for row in topology_rows(s))  # the Job's state drawn on the plan
 
-    s.env_text = f"EMBODIED_PATH={shared_dir}/rlinf-configs/examples/embodiment"
-    assert s.load_path(str(shared_dir / REASONING_32)), s.error
+    s.env_text = f"EMBODIED_PATH={rlinf_configs_dir}/examples/embodiment"
+    assert s.load_path(str(rlinf_configs_dir.parent / REASONING_32)), s.error
     assert s.report.cluster.num_nodes == 32
     assert (s.submitted, s.snapshot, s.diagnosis, s.history) == ("", None, None, [])
     assert s.acknowledged == []

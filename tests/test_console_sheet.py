@@ -23,9 +23,7 @@ from rlark_widgets.rlark.sheet import CHECKLIST, STEP_TITLES, build_sheet
 from rlark_widgets.rlark.sheet_render import label, to_html, to_markdown
 from rlark_widgets.rlinf import GpuLayout, load_config
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "create-training-job.zh.txt"
-if not SEED.exists():
-    SEED = Path("/work/shared/seeds/create-training-job.zh.txt")
+SEED = Path(__file__).resolve().parent / "data" / "seeds" / "create-training-job.zh.txt"
 #: Every field of the console's Step 1-3, as the seed names it, in the seed's order.
 SEED_FIELDS = {
     "Step 1": ["任务名称", "任务类型", "角色"],

@@ -1,6 +1,6 @@
 """The run script launches what RLinf's own launch scripts and docs launch for the config.
 
-``shared/rlinf-configs/launchers.tsv`` (every ``bash examples/...sh CONFIG`` line of RLinf's
+``tests/data/rlinf-configs/launchers.tsv`` (every ``bash examples/...sh CONFIG`` line of RLinf's
 docs and examples) and ``launch-scripts.tsv`` (what each script runs) are the reference; the
 package ships a copy, which must stay equal to them.
 """

@@ -1,6 +1,6 @@
 """RLinf's own rejections, reproduced with RLinf's wording and the config path of the culprit.
 
-Every invalid-input case comes from the error list of ``shared/rlinf-cluster-spec.md``
+Every invalid-input case comes from RLinf's own error messages (its cluster, placement and hardware code)
 (§1 schema, §2.2 grammar, §2.3 resource universe, §2.5 strategies, §2.6 reasoning
 re-placement, §3.4 error list). Each case asserts a distinctive phrase of RLinf's message
 *and* the exact ``.path``. The positive half checks the spec's worked examples (§2.7) and the

@@ -1,4 +1,4 @@
-"""Ask RLinf's own placement code (``../shared/tools/rlinf-oracle``) what it makes of a config.
+"""Ask RLinf's own placement code (:mod:`harness`, over rlinf 0.3.0) what it makes of a config.
 
 The oracle needs its own interpreter with ``rlinf==0.3.0`` (``make oracle`` builds
 ``.oracle-venv``; ``RLARK_ORACLE_PYTHON`` points elsewhere). Where either is missing the tests
@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("RLARK_SHARED_DIR") or REPO.parent / "shared")
-ORACLE_SCRIPT = SHARED / "tools" / "rlinf-oracle" / "oracle_expand.py"
 ORACLE_PYTHON = Path(
     os.environ.get("RLARK_ORACLE_PYTHON") or REPO / ".oracle-venv" / "bin" / "python"
 )
@@ -29,8 +27,6 @@ def oracle_required() -> bool:
 
 
 def unavailable_reason() -> str | None:
-    if not ORACLE_SCRIPT.is_file():
-        return f"the RLinf oracle is not at {ORACLE_SCRIPT}"
     if not ORACLE_PYTHON.is_file():
         return f"no oracle interpreter at {ORACLE_PYTHON} (run `make oracle`)"
     if "RLARK_ORACLE_PYTHON" not in os.environ and not (REPO / ".oracle-venv/.installed").is_file():
@@ -43,7 +39,7 @@ class Oracle:
 
     def __init__(self) -> None:
         self._process = subprocess.Popen(
-            [str(ORACLE_PYTHON), str(Path(__file__).with_name("server.py")), str(ORACLE_SCRIPT)],
+            [str(ORACLE_PYTHON), str(Path(__file__).with_name("server.py"))],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

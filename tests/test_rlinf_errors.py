@@ -1,10 +1,9 @@
 """RLinf's own rejections, reproduced with RLinf's wording and the config path of the culprit.
 
-Every invalid-input case comes from RLinf's own error messages (its cluster, placement and hardware code)
-(§1 schema, §2.2 grammar, §2.3 resource universe, §2.5 strategies, §2.6 reasoning
-re-placement, §3.4 error list). Each case asserts a distinctive phrase of RLinf's message
-*and* the exact ``.path``. The positive half checks the spec's worked examples (§2.7) and the
-quirks it documents, row by row.
+Every invalid-input case is one of RLinf 0.3.0's own error messages (the cluster schema, the
+placement grammar, the resource universe, the strategies, the reasoning re-placement). Each case
+asserts a distinctive phrase of RLinf's message *and* the exact ``.path``. The positive half
+checks worked examples of RLinf's placement and the quirks of its code, row by row.
 """
 
 from __future__ import annotations
@@ -119,7 +118,7 @@ def env_group(env_configs: Any, node_ranks: Any = "0-1", label: str = "g") -> di
     return {"label": label, "node_ranks": node_ranks, "env_configs": env_configs}
 
 
-# --- §1 and §3.4: the cluster schema (ClusterConfig.from_dict_cfg) ------------------------------
+# --- the cluster schema (ClusterConfig.from_dict_cfg) ------------------------------
 CLUSTER_ERRORS = [
     # num_nodes
     pytest.param(
@@ -567,13 +566,13 @@ def test_real_interpreter_and_ip_give_no_findings() -> None:
     assert spec.findings == ()
 
 
-# --- §2.2, §2.3, §2.5: placement grammar and strategies (generic ComponentPlacement) --------------
+# --- placement grammar and strategies (generic ComponentPlacement) --------------
 TWO_GROUPS = [group("train", 0), group("infer", 1)]
 GPU_AND_CPU = [group("gpu", 0), group("cpu", 1)]
 ROBOT_AND_GPU_ON_ONE_NODE = [franka_group("arm", 0, [0]), group("gpu", 0)]
 
 PLACEMENT_ERRORS = [
-    # §2.2 step 1
+    # step 1
     pytest.param(
         {"actor": "0:1:2"},
         8,
@@ -583,7 +582,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.actor",
         id="three-colon-pieces",
     ),
-    # §2.2 step 2
+    # step 2
     pytest.param(
         {"actor": "gpu0"},
         8,
@@ -666,7 +665,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.env",
         id="robot-rank-out-of-range",
     ),
-    # §2.2 step 3
+    # step 3
     pytest.param(
         {"actor": "0-3,2-5"},
         8,
@@ -703,7 +702,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.env",
         id="all-over-zero-resources",
     ),
-    # §2.2 step 4
+    # step 4
     pytest.param(
         {"actor": "0-3:all"},
         8,
@@ -731,7 +730,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.actor",
         id="empty-process-side",
     ),
-    # §2.2 step 5
+    # step 5
     pytest.param(
         {"actor": "0-1:0,2-3:2"},
         8,
@@ -750,7 +749,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.actor",
         id="process-ranks-overlap",
     ),
-    # §2.2 step 6
+    # step 6
     pytest.param(
         {"actor": "0-2:0-1"},
         8,
@@ -761,7 +760,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.actor",
         id="multiple-of-rule",
     ),
-    # §1.2 component keys and node_group
+    # component keys and node_group
     pytest.param(
         {"actor": "0-1", "actor,rollout": "2-3"},
         8,
@@ -807,7 +806,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.actor.node_group",
         id="unknown-second-node-group",
     ),
-    # §2.3 several groups
+    # several groups
     pytest.param(
         {"actor": {"node_group": "infer,train", "placement": "0-7"}},
         4,
@@ -826,7 +825,7 @@ PLACEMENT_ERRORS = [
         f"{CP}.actor",
         id="mixed-groups-fall-back-to-nodes",
     ),
-    # §2.5 strategies
+    # strategies
     pytest.param(
         {"actor": {"node_group": "node", "placement": "0-1:0"}},
         8,
@@ -893,7 +892,7 @@ def test_placement_errors(
     assert exp.to_json()["error_path"] == path
 
 
-# --- §2.6 and §3.4: ModelParallelComponentPlacement (reasoning) ----------------------------------
+# --- ModelParallelComponentPlacement (reasoning) ----------------------------------
 TP = "actor.model.tensor_model_parallel_size"
 ROLLOUT_TP = "rollout.tensor_parallel_size"
 
@@ -1055,14 +1054,14 @@ def test_reasoning_placement_errors(
 
 
 def test_reasoning_runs_the_generic_parser_first() -> None:
-    """§2.6: ModelParallel first runs the generic parser, so its errors and paths come first."""
+    """ModelParallel first runs the generic parser, so its errors and paths come first."""
     exp = expand({"actor,rollout,reward": "0-9"}, 8, task_type="reasoning")
     assert "must be within the available Accelerator ranks" in exp.error.message
     assert exp.error.path == f"{CP}.actor,rollout,reward"
 
 
 def test_reward_only_checked_for_presence_in_disaggregated_mode() -> None:
-    """§4: reward is not part of the disjointness check; reward 0-15 over rollout is accepted."""
+    """reward is not part of the disjointness check; reward 0-15 over rollout is accepted."""
     exp = expand(
         {"rollout": "0-3", "actor": "4-7", "reward": "0-3"},
         8,
@@ -1077,7 +1076,7 @@ def test_reward_only_checked_for_presence_in_disaggregated_mode() -> None:
     ]
 
 
-# --- §1.2: the YAML 1.1 sexagesimal trap --------------------------------------------------------
+# --- the YAML 1.1 sexagesimal trap --------------------------------------------------------
 def test_unquoted_h_m_placement_becomes_resource_rank_65() -> None:
     text = "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: 1:5\n    rollout: 0:1\n"
     config = load_text(text)
@@ -1111,7 +1110,7 @@ def test_values_that_stay_strings_give_no_finding(value: str) -> None:
     assert sexagesimal_findings(f"cluster:\n  component_placement:\n    actor: {value}\n") == []
 
 
-# --- §2.7 worked examples -------------------------------------------------------------------------
+# --- worked examples -------------------------------------------------------------------------
 def test_example1_short_form_hybrid_on_one_8_gpu_node() -> None:
     exp = expand({"actor": "0-7", "env": "0-3", "rollout": "4-7"}, 8)
     assert exp.placement_mode == "HYBRID"
@@ -1311,7 +1310,7 @@ def test_quirk_gpu_less_cluster_counts_nodes() -> None:
 
 
 def test_quirk_packed_off_by_one_gives_local_gpu_8_on_an_8_gpu_node() -> None:
-    """§2.6: rollout 3-10 with TP 2 on 8-GPU nodes has a process on local GPUs [7, 8] of node 0."""
+    """rollout 3-10 with TP 2 on 8-GPU nodes has a process on local GPUs [7, 8] of node 0."""
     exp = expand(
         {"actor,rollout,reward": "3-10"},
         8,
@@ -1345,7 +1344,7 @@ def test_quirk_packed_off_by_one_gives_local_gpu_8_on_an_8_gpu_node() -> None:
 
 
 def test_collocated_rollout_stride_example() -> None:
-    """§2.6: 8 GPUs, actor TP 4, rollout TP 2 -> rollout on [0,2], [1,3], [4,6], [5,7]."""
+    """8 GPUs, actor TP 4, rollout TP 2 -> rollout on [0,2], [1,3], [4,6], [5,7]."""
     exp = expand(
         {"actor,rollout,reward": "0-7"},
         8,

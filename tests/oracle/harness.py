@@ -73,7 +73,12 @@ ROBOT_VARIABLES = (
     "CAMERA_SERIALS",
     "RLINF_NODE_RANK",
 )
-CAMERA_FIELDS = ("camera_serials", "left_camera_serials", "right_camera_serials", "base_camera_serials")
+CAMERA_FIELDS = (
+    "camera_serials",
+    "left_camera_serials",
+    "right_camera_serials",
+    "base_camera_serials",
+)
 
 
 @dataclass
@@ -323,7 +328,11 @@ class _ExistingPaths:
     def __init__(self, real: types.ModuleType) -> None:
         self._real = real
         self.path = types.SimpleNamespace(
-            **{name: getattr(real.path, name) for name in dir(real.path) if not name.startswith("__")}
+            **{
+                name: getattr(real.path, name)
+                for name in dir(real.path)
+                if not name.startswith("__")
+            }
         )
         self.path.exists = lambda _path: True
 

@@ -49,7 +49,7 @@ def _too_large(file: str, size: int, limit: int) -> InputFileError:
     )
 
 
-def read_input_text(path: str | os.PathLike, max_bytes: int | None = None) -> str:
+def read_input_text(path: str | os.PathLike[str], max_bytes: int | None = None) -> str:
     """The UTF-8 text of a regular file no larger than the input limit, or InputFileError."""
     file = str(path)
     limit = max_bytes or input_limit_bytes()

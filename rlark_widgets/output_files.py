@@ -17,7 +17,7 @@ class OutputError(TextError, OSError):
     """The output file cannot be written (the message says why and where)."""
 
 
-def write_output(path: str | os.PathLike, text: str) -> None:
+def write_output(path: str | os.PathLike[str], text: str) -> None:
     file = Path(path)
     if file.is_dir():
         raise OutputError(

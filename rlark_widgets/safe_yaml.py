@@ -8,6 +8,7 @@ a handful of anchors; more than ``MAX_ALIASES`` aliases is refused before anythi
 from __future__ import annotations
 
 import os
+from collections.abc import Hashable
 from typing import Any
 
 import yaml
@@ -85,7 +86,7 @@ class _SafeLoader(yaml.SafeLoader):
             problem = f"{node.tag}: {exc}"
             raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark) from None
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
         """A key written twice is refused: PyYAML would keep the last value silently."""
         twice = _repeated_key(node)
         if twice is not None:

@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        return int(args.run(args))
     except UsageError as exc:
         parser.print_usage(sys.stderr)
         message = Text("{prog}: error: {message}", prog=parser.prog, message=exc.text)

@@ -10,7 +10,7 @@ from ..rlark.admin_request import build_admin_request
 from .job_source import add_job_source_arguments, planned_from_source
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "admin-request",
         help="the message to the platform admin: Worker groups, GPUs, devices, data, open questions",

@@ -265,7 +265,7 @@ def catalogue(lang: str = "en") -> list[tuple[str, str, str, str]]:
     return sorted(rows, key=lambda r: (r[0].split("-")[0], r[0]))
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     crd = commands.add_parser(
         "crd",
         help="print the Job CustomResourceDefinition (in the site profile's names)",

@@ -28,7 +28,7 @@ from .render import findings_text
 from .site_args import provenance_line, site_from_args
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "check",
         help="check an RLark Job (or KubeRay RayJob/RayCluster) YAML against its schema and the rules",

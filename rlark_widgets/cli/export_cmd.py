@@ -17,7 +17,7 @@ from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "export",
         help="export a Job (a Job YAML, or plan one from --config) as KubeRay RayJob/RayCluster",

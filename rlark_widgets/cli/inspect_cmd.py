@@ -13,7 +13,7 @@ from .render import report_lines, write_lines
 from .stream_json import write_report_json
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "inspect",
         help="show an RLinf config's nodes, GPUs and component processes",

@@ -23,7 +23,7 @@ from .render import findings_text, table
 from .site_args import provenance_line, site_from_args
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "inventory",
         help="print or export the live cluster's nodes and StorageClasses",

@@ -45,7 +45,7 @@ RECORD_LANG = "en"
 NOTICES_SHOWN = 10
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     submit = commands.add_parser(
         "submit",
         help="submit a Job (a Job YAML, or plan one from --config) to a backend",

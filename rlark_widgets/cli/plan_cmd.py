@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..backends.base import BackendError
 from ..contract import OUTPUT_MOUNT
@@ -35,7 +36,7 @@ from .render import findings_text, plan_text
 from .site_args import provenance_line, site_from_args
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "plan",
         help="plan the RLark roles and Job for an RLinf config",
@@ -299,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if has_errors(findings) or not plan.ok else 0
 
 
-def _role_json(role: RolePlan, lang: str) -> dict:
+def _role_json(role: RolePlan, lang: str) -> dict[str, Any]:
     return {
         "name": role.name,
         "head": role.head,
@@ -314,7 +315,7 @@ def _role_json(role: RolePlan, lang: str) -> dict:
     }
 
 
-def site_json(site: SiteProfile, lang: str) -> dict:
+def site_json(site: SiteProfile, lang: str) -> dict[str, Any]:
     """The profile's name, source and which values are the shipped example's."""
     return {
         "name": site.name,

@@ -16,7 +16,7 @@ from .render import findings_text
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "resubmit",
         help="start a new run of a Job from one of its checkpoints (runner.resume_dir)",

@@ -11,7 +11,7 @@ from ..rlark.sheet_render import to_html, to_markdown
 from .job_source import add_job_source_arguments, planned_from_source
 
 
-def register(commands: argparse._SubParsersAction) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "sheet",
         help="the console sheet: every create-Job field in the console's order, to copy",

@@ -41,7 +41,7 @@ class RoleLine:
 
 def role_lines(snap: JobSnapshot, desired: dict[str, int]) -> list[RoleLine]:
     """One line per role, in role order; roles seen only in the snapshot come last."""
-    by_role: dict[str, Counter] = {}
+    by_role: dict[str, Counter[str]] = {}
     for worker in snap.workers:
         by_role.setdefault(worker.role, Counter())[worker.phase] += 1
     roles = list(desired) + [r for r in by_role if r not in desired]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ..rlinf import ClusterSpec, Expansion
 from ..rlinf.hardware import RobotConfig
@@ -31,7 +32,7 @@ class NodeNeeds:
         """The console's node category: robot PCs (端真机) for robot groups, else cloud (云算力)."""
         return "robot" if self.robots or self.robot_group or self.controller_only else "cloud"
 
-    def role_key(self) -> tuple:
+    def role_key(self) -> tuple[Any, ...]:
         """Nodes with equal keys can be Workers of one role (same template)."""
         return (self.gpus, self.robots, self.env, self.interpreter, self.labels, self.category)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..findings import Finding, Severity
 from ..i18n import Text
@@ -249,7 +249,7 @@ def _group_roles(needs: list[NodeNeeds], layout: GpuLayout) -> list[RolePlan]:
     return roles
 
 
-def _key(need: NodeNeeds, layout: GpuLayout) -> tuple:
+def _key(need: NodeNeeds, layout: GpuLayout) -> tuple[Any, ...]:
     return (layout.count(need.node_rank), *need.role_key()[1:])
 
 

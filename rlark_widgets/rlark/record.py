@@ -269,10 +269,10 @@ def _readme(
 
 def snapshot_record(
     job: Job,
-    snapshot: dict,
-    diagnosis: dict,
+    snapshot: dict[str, Any],
+    diagnosis: dict[str, Any],
     logs: dict[str, str],
-    manifest: dict | None = None,
+    manifest: dict[str, Any] | None = None,
 ) -> RunRecord:
     """A record of a submitted Job: its YAML, the latest snapshot, the diagnosis and log tails.
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -60,7 +60,7 @@ def _key(site: SiteProfile | None) -> SiteKey:
 @cache
 def _crd_for(key: SiteKey) -> dict[str, Any]:
     group, version, kind, plural, gpu, prefix = key
-    document = yaml.safe_load(
+    document: dict[str, Any] = yaml.safe_load(
         resources.files(__package__).joinpath("data").joinpath(CRD_RESOURCE).read_text("utf-8")
     )
     document["metadata"]["name"] = f"{plural}.{group}"
@@ -101,7 +101,7 @@ def crd_text(site: SiteProfile | None = None) -> str:
 
 
 def job_schema(site: SiteProfile | None = None) -> dict[str, Any]:
-    return crd(site)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    return cast(dict[str, Any], crd(site)["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
 
 
 @cache

@@ -111,7 +111,7 @@ def _is_mapping(value: object) -> TypeGuard[Mapping[Any, Any]]:
 
 
 def _check_fields(
-    data: Mapping,
+    data: Mapping[str, Any],
     valid: Sequence[str],
     required: Sequence[str],
     where: Text,
@@ -325,7 +325,7 @@ def _check_unique_groups(groups: list[NodeGroupSpec], path: str) -> None:
         )
 
 
-def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
+def _build_node_group(raw: Mapping[str, Any], path: str) -> NodeGroupSpec:
     """NodeGroupConfig.__post_init__: hardware, the robots' config classes, reserved labels."""
     label = str(raw["label"])
     hardware = raw.get("hardware")
@@ -352,7 +352,7 @@ def _build_node_group(raw: Mapping, path: str) -> NodeGroupSpec:
     )
 
 
-def _check_built_group(raw: Mapping, label: str, path: str) -> None:
+def _check_built_group(raw: Mapping[str, Any], label: str, path: str) -> None:
     """The rest of NodeGroupConfig.__post_init__, after the hardware."""
     if raw.get("hardware") is not None:
         if raw.get("hardware_type") is not None:
@@ -379,7 +379,9 @@ def _check_built_group(raw: Mapping, label: str, path: str) -> None:
         )
 
 
-def _place_node_group(group: NodeGroupSpec, raw: Mapping, num_nodes: int) -> NodeGroupSpec:
+def _place_node_group(
+    group: NodeGroupSpec, raw: Mapping[str, Any], num_nodes: int
+) -> NodeGroupSpec:
     """ClusterConfig.__post_init__ per group: node ranks, env configs, robots within the group."""
     path, label = group.path, group.label
     try:
@@ -650,7 +652,7 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
             )
         where = Text("cluster node_group hardware yaml config")
         _check_fields(raw, valid, ("node_rank",), where, entry_path)
-    seen: list[tuple] = []
+    seen: list[tuple[Any, ...]] = []
     for index, raw in enumerate(raw_configs):
         key = _duplicate_key(raw)
         if key is not None and key in seen:
@@ -699,7 +701,7 @@ def _parse_hardware(value: object, label: str, path: str) -> tuple[str, tuple[Ro
     return hw_type, tuple(robots)
 
 
-def _duplicate_key(raw: Mapping) -> tuple | None:
+def _duplicate_key(raw: Mapping[str, Any]) -> tuple[Any, ...] | None:
     """What RLinf compares to find repeated robot configs: their YAML dumps. A list or mapping
     value dumps as an OmegaConf object with its position, so such configs never compare equal."""
     if any(isinstance(v, Mapping | list | tuple) for v in raw.values()):

@@ -106,7 +106,9 @@ def _lookup(node: Any, where: tuple[str, ...]) -> Any:
     return node
 
 
-def _replace(node: Any, where: tuple[str, ...], values: dict[tuple[str, ...], dict]) -> Any:
+def _replace(
+    node: Any, where: tuple[str, ...], values: dict[tuple[str, ...], dict[str, Any]]
+) -> Any:
     if where in values:
         return values[where]["expression"]
     if isinstance(node, dict):

@@ -207,7 +207,7 @@ def expand_placement(
     task_type: str | None = "embodied",
     lookup: ConfigLookup = _no_lookup,
     placement_class: str | None = None,
-    verdicts: dict | None = None,
+    verdicts: dict[Any, Any] | None = None,
 ) -> Expansion:
     """Expand every component of ``cluster`` on the GPU layout, as RLinf would at start-up.
 
@@ -246,7 +246,7 @@ class _ParsedEntry:
     """One component_placement key after RLinf's parser: its strategy, not yet placed."""
 
     entry: PlacementEntry
-    groups: list
+    groups: list[Any]
     parts: list[RankPart]
     node_mode: bool
     rows: list[ProcessPlacement] | None = None
@@ -322,7 +322,7 @@ def check_task_type(task_type: str | None) -> None:
 
 
 def _parse_components(
-    cluster: ClusterSpec, topo: Topology, verdicts: dict | None = None
+    cluster: ClusterSpec, topo: Topology, verdicts: dict[Any, Any] | None = None
 ) -> tuple[dict[str, _ParsedEntry], dict[str, list[int]]]:
     """RLinf's ComponentPlacement.__init__: parse every entry; components in config order."""
     entries: dict[str, _ParsedEntry] = {}
@@ -354,7 +354,7 @@ def _parse_components(
     return entries, hardware
 
 
-def _numbering(group: ResourceGroup) -> tuple:
+def _numbering(group: ResourceGroup) -> tuple[Any, ...]:
     """What a placement over ``group`` depends on: its type and which node holds each resource."""
     return (
         group.label,
@@ -364,7 +364,7 @@ def _numbering(group: ResourceGroup) -> tuple:
     )
 
 
-def _parse_entry(entry: PlacementEntry, groups: list) -> tuple[_ParsedEntry, list[int]]:
+def _parse_entry(entry: PlacementEntry, groups: list[Any]) -> tuple[_ParsedEntry, list[int]]:
     """One entry through RLinf's parser and its strategy's constructor checks."""
     total = sum(g.count for g in groups)
     node_mode = any(g.hardware_type is None for g in groups)
@@ -494,7 +494,7 @@ def gpu_requirements(
     """The smallest uniform GPUs-per-node count that RLinf accepts, and the counts it rejects."""
     failing = []
     smallest = None
-    verdicts: dict = {}
+    verdicts: dict[Any, Any] = {}
     for count in counts:
         result = expand_placement(
             cluster, count, task_type=task_type, lookup=lookup, verdicts=verdicts

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from omegaconf import DictConfig, ListConfig, Node, OmegaConf
@@ -96,14 +96,14 @@ class RLinfConfig:
         return self.config_name or Path(self.source).stem
 
 
-def rlinf_repo_env(repo: str | os.PathLike) -> dict[str, str]:
+def rlinf_repo_env(repo: str | os.PathLike[str]) -> dict[str, str]:
     """The searchpath variables RLinf's launch scripts set for a checkout at ``repo``."""
     root = Path(repo).resolve()
     return {name: str((root / rel).resolve()) for name, rel in RLINF_PATH_VARIABLES.items()}
 
 
 def load_config(
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     overrides: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     max_bytes: int | None = None,
@@ -175,7 +175,7 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
 
 
 def compose_config(
-    config_dir: str | os.PathLike,
+    config_dir: str | os.PathLike[str],
     config_name: str,
     overrides: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
@@ -381,7 +381,9 @@ def _resolve_all(config: DictConfig, unresolved: list[UnresolvedValue]) -> dict[
     """Resolve every value within the interpolation budget; nesting too deep for Python's
     stack (from a config group file our depth check did not read) is one clear error."""
     try:
-        return _resolve(config, (), "", unresolved, InterpolationBudget(config))
+        return cast(
+            dict[str, Any], _resolve(config, (), "", unresolved, InterpolationBudget(config))
+        )
     except RecursionError:
         raise ConfigLoadError(
             Text("The config nests too deep to read (Python's recursion limit)."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..findings import Finding, Severity
 from ..i18n import Text
@@ -73,7 +74,7 @@ class ConfigReport:
         """Ray nodes the cluster section asks for (0 when RLinf could not read it)."""
         return self.cluster.num_nodes if self.cluster is not None else 0
 
-    def to_json(self, components: bool = True) -> dict:
+    def to_json(self, components: bool = True) -> dict[str, Any]:
         """The JSON fields; without ``components`` (and ``per_node``), for a streaming writer."""
         data = self.expansion.to_json(components)
         data.update(

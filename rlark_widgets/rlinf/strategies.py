@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from operator import itemgetter
+from typing import Any
 
 from ..i18n import Text
 from .errors import RLinfCheckError
@@ -28,7 +29,7 @@ class ProcessPlacement:
     local_rank: int = 0
     local_world_size: int = 0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "rank": self.rank,
             "node_rank": self.node_rank,

@@ -54,14 +54,15 @@ class Labels:
         """A selection widget whose option labels (and description) follow the language."""
         lang = self.s.lang
         shown = [(show(m, lang), v) for m, v in options]
-        return self(
-            cls(options=shown, value=value, **kwargs), options=options, description=description
-        )
+        widget: W = cls(options=shown, value=value, **kwargs)
+        return self(widget, options=options, description=description)
 
     def heading(self, message: Message, tag: str = "h3") -> w.HTML:
         return self(w.HTML(), value=lambda lang: f"<{tag}>{esc(show(message, lang))}</{tag}>")
 
-    def on(self, widget: w.Widget, handler: Callable[[dict], Any], name: str = "value") -> None:
+    def on(
+        self, widget: w.Widget, handler: Callable[[dict[str, Any]], Any], name: str = "value"
+    ) -> None:
         """Observe ``name`` of ``widget``, except while labels are being re-applied."""
         widget.observe(lambda change: None if self._relabelling else handler(change), name)
 

@@ -513,7 +513,8 @@ class Session(HasTraits):
         return index
 
     def _role_at(self, index: int) -> Role:
-        return self.roles[self._role_index(index)]
+        role: Role = self.roles[self._role_index(index)]
+        return role
 
     def matched_nodes(self, selector: dict[str, str]) -> list[str] | None:
         """Live 'selected node count' for a selector (None without an inventory)."""

@@ -8,6 +8,7 @@ on it (ranks, roles, GPUs, components) are the plan's own. Labels and the title 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -35,9 +36,9 @@ def chain_figure(
     """
     role_of = {rank: (role, index) for rank, role, index in rank_map}
     components = list(expansion.components)
-    per_node: Counter = Counter()
-    per_gpu: Counter = Counter()
-    per_component: Counter = Counter()
+    per_node: Counter[int] = Counter()
+    per_gpu: Counter[tuple[int, int | None]] = Counter()
+    per_component: Counter[tuple[int, int | None, str]] = Counter()
     for component in expansion.components.values():
         for row in component.processes:
             slot = row.visible_accelerators[0] if row.visible_accelerators else None
@@ -47,9 +48,9 @@ def chain_figure(
 
     labels: list[str] = []
     colours: list[str] = []
-    index: dict[tuple, int] = {}
+    index: dict[tuple[Any, ...], int] = {}
 
-    def node(key: tuple, label: Text | str, colour: str = NEUTRAL) -> int:
+    def node(key: tuple[Any, ...], label: Text | str, colour: str = NEUTRAL) -> int:
         if key not in index:
             index[key] = len(labels)
             labels.append(label.render(lang) if isinstance(label, Text) else label)

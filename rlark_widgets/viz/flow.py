@@ -27,8 +27,8 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
     owner: list[str] = []
     for name, replicas in roles:
         owner += [name] * replicas
-    component_group: Counter = Counter()
-    group_role: Counter = Counter()
+    component_group: Counter[tuple[str, str]] = Counter()
+    group_role: Counter[tuple[str, str]] = Counter()
     for component in expansion.components.values():
         for row in component.processes:
             role = owner[row.node_rank] if row.node_rank < len(owner) else str(NO_WORKER)

@@ -6,6 +6,7 @@ Titles, axes and legend names are in ``lang``; Worker phases and role names are 
 from __future__ import annotations
 
 from itertools import count
+from typing import Any
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -101,7 +102,7 @@ def count_step(top: int) -> int:
     to ``top``. One label per member of a 1,000-node Job made the page lay out 1,001 labels,
     measuring each: 10-25 s per refresh in Chromium."""
     steps = (base * 10**magnitude for magnitude in count() for base in (1, 2, 5))
-    return next(step for step in steps if top <= step * MAX_COUNT_TICKS)
+    return int(next(step for step in steps if top <= step * MAX_COUNT_TICKS))
 
 
 #: More dotted cadence lines than this are thinned to every k-th save (the chart stays legible
@@ -109,7 +110,7 @@ def count_step(top: int) -> int:
 MAX_CADENCE_LINES = 20
 
 
-def cadence_lines(interval: int, top: int) -> list[dict]:
+def cadence_lines(interval: int, top: int) -> list[dict[str, Any]]:
     """Dotted lines at the steps where a checkpoint is expected, at most MAX_CADENCE_LINES."""
     stride = interval * max(1, -(-top // interval // MAX_CADENCE_LINES))
     line = dict(dash="dot", width=1, color=NEUTRAL)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from math import ceil
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -214,7 +215,7 @@ def row_height(text: list[list[str]]) -> int:
     return ceil(max(lines, 2) * CELL_FONT * LINE_HEIGHT) + 2 * ROW_PADDING + GAP
 
 
-def _discrete_scale(colours: list[str], lowest: int) -> list[list]:
+def _discrete_scale(colours: list[str], lowest: int) -> list[list[Any]]:
     """A step colorscale mapping integers lowest..lowest+len-1 to ``colours``."""
     if len(colours) == 1:
         return [[0, colours[0]], [1, colours[0]]]

@@ -90,7 +90,7 @@ class RetryPolicy:
         delay = min(self.cap, self.backoff * 2**attempt)
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.max_wait))
-        return delay
+        return float(delay)
 
 
 class KubeApiError(BackendError):

@@ -9,7 +9,7 @@ mounted on this machine (``checkpoint_root``), we read it directly, which needs 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from kubernetes.client.exceptions import ApiException
 
@@ -94,6 +94,6 @@ def run_in_head(api: KubeApi, namespace: str, pod: str, script: str, args: list[
 def _exit_code(socket: Any) -> int | None:
     """The command's exit code from the status channel; None when the server sent none."""
     try:
-        return socket.returncode
+        return cast(int | None, socket.returncode)
     except (TypeError, KeyError, ValueError, IndexError):
         return None

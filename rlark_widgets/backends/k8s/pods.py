@@ -48,14 +48,16 @@ def read_log(
     api: KubeApi, namespace: str, pod: str, tail: int, deadline: float | None = None
 ) -> str:
     """The last ``tail`` lines of a Worker's main container."""
-    return api.call(
-        Action("read the log of", "pods", namespace, pod),
-        api.core.read_namespaced_pod_log,
-        pod,
-        namespace,
-        container=MAIN_CONTAINER,
-        tail_lines=tail,
-        deadline=deadline,
+    return str(
+        api.call(
+            Action("read the log of", "pods", namespace, pod),
+            api.core.read_namespaced_pod_log,
+            pod,
+            namespace,
+            container=MAIN_CONTAINER,
+            tail_lines=tail,
+            deadline=deadline,
+        )
     )
 
 

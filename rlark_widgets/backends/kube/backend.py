@@ -46,12 +46,13 @@ def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
     server-side key order, defaults or metadata do not count as a difference."""
     metadata = manifest.get("metadata")
     metadata = metadata if isinstance(metadata, Mapping) else {}
-    return normalised(
+    written: dict[str, Any] = normalised(
         {
             "metadata": {k: metadata.get(k) for k in ("labels", "annotations")},
             "spec": manifest.get("spec"),
         }
     )
+    return written
 
 
 def _claims(job: Mapping[str, Any]) -> list[str]:

@@ -43,7 +43,7 @@ def read_job(
 ) -> dict[str, Any] | None:
     """The Job object, or None when there is none by that name."""
     try:
-        return call_jobs(
+        found: dict[str, Any] = call_jobs(
             api,
             "get",
             api.custom.get_namespaced_custom_object,
@@ -52,6 +52,7 @@ def read_job(
             name=name,
             deadline=deadline,
         )
+        return found
     except KubeApiError as exc:
         if exc.status == 404:
             return None

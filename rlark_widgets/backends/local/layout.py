@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...contract import DNS_LABEL
 from ...i18n import Text
@@ -114,7 +114,7 @@ class JobDir:
     def read(self, name: str) -> dict[str, Any] | None:
         """A JSON file of the Job, or None when it is absent (or being replaced)."""
         try:
-            return json.loads(self.file(name).read_text(encoding="utf-8"))
+            return cast(dict[str, Any], json.loads(self.file(name).read_text(encoding="utf-8")))
         except (FileNotFoundError, json.JSONDecodeError):
             return None
 

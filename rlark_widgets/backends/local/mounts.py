@@ -12,6 +12,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from ...rlark.job import Job
 from .layout import slug
@@ -41,10 +42,10 @@ class MountMap:
         return cls(tuple(ordered), str(job_root / "root"))
 
     @classmethod
-    def from_json(cls, data: dict) -> MountMap:
+    def from_json(cls, data: dict[str, Any]) -> MountMap:
         return cls(tuple((m, d) for m, d in data["entries"]), data["root"])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"entries": [list(e) for e in self.entries], "root": self.root}
 
     def local(self, container_path: str) -> Path:

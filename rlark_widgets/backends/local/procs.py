@@ -15,6 +15,7 @@ import signal
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import psutil
 
@@ -39,12 +40,12 @@ class ProcessRef:
             return cls(pid, 0.0)
 
     @classmethod
-    def from_json(cls, data: dict | None) -> ProcessRef | None:
+    def from_json(cls, data: dict[str, Any] | None) -> ProcessRef | None:
         if not data or data.get("pid") is None:
             return None
         return cls(int(data["pid"]), float(data["create_time"]))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"pid": self.pid, "create_time": self.create_time}
 
     def matches(self, proc: psutil.Process) -> bool:

@@ -51,7 +51,7 @@ class Supervisor:
 
     def __init__(self, where: JobDir, spec: Spec) -> None:
         self.where, self.spec = where, spec
-        self.children: dict[str, subprocess.Popen] = {}
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
         self.stopping: str | None = None  # why the run ends: "stop", "completed" or "error"
         self.pending_kills: list[tuple[float, ProcessRef]] = []  # (deadline, session leader)
         self.state: dict[str, Any] = {
@@ -270,7 +270,7 @@ class Supervisor:
 
     def spawn(
         self, argv: list[str], env: dict[str, str], cwd: str, log: Path, banner: str
-    ) -> subprocess.Popen:
+    ) -> subprocess.Popen[bytes]:
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "ab") as out:
             out.write(f"{START_MARK} {time.strftime('%H:%M:%S')} {banner}\n".encode())

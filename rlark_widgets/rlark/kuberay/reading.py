@@ -12,15 +12,14 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...contract import RANK_ENV
+from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
+from ...contract import RANK_ENV, RUN_SCRIPT_ANNOTATION
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import Job, Mount, Role
 from ..site import SiteProfile, example_site
 from .manifest import (
-    OVERWRITE_CMD,
     PREPARE_MARK,
-    RUN_SCRIPT_ANNOTATION,
     SOURCE_RANKS,
     START_MARK,
 )
@@ -64,8 +63,10 @@ def prepare_of(args: list[Any] | None) -> str:
 def run_script_of(manifest: dict[str, Any]) -> str:
     """A RayJob's entrypoint without the ``bash -c`` the export wraps it in."""
     if manifest.get("kind") != "RayJob":
-        return ((manifest.get("metadata") or {}).get("annotations") or {}).get(
-            RUN_SCRIPT_ANNOTATION, ""
+        return str(
+            ((manifest.get("metadata") or {}).get("annotations") or {}).get(
+                RUN_SCRIPT_ANNOTATION, ""
+            )
         )
     entry = str((manifest.get("spec") or {}).get("entrypoint") or "")
     try:

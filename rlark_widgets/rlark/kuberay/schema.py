@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -35,13 +35,13 @@ def crd_text(kind: str) -> str:
 
 @cache
 def crd(kind: str) -> dict[str, Any]:
-    return yaml.safe_load(crd_text(kind))
+    return cast(dict[str, Any], yaml.safe_load(crd_text(kind)))
 
 
 def kind_schema(kind: str) -> dict[str, Any]:
     """The served ``v1`` version's openAPIV3Schema of ``kind``."""
     version = next(v for v in crd(kind)["spec"]["versions"] if v["name"] == VERSION)
-    return version["schema"]["openAPIV3Schema"]
+    return cast(dict[str, Any], version["schema"]["openAPIV3Schema"])
 
 
 @cache

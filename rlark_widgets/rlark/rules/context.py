@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
+from typing import Any
 
 from ...findings import Severity
 from ...i18n import Text
@@ -48,7 +49,7 @@ class RuleContext:
     site: SiteProfile = field(default_factory=example_site)
 
     @cached_property
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         return self.job.to_manifest()
 
     @cached_property

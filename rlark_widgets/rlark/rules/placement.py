@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ...findings import Severity
 from ...i18n import Text
@@ -281,7 +282,7 @@ def _controller(ctx: RuleContext) -> Iterator[Hit]:
     f"{SEED_FAQ} (多个角色选择同一批节点); {SEED_JOB}",
 )
 def _shared_nodes(ctx: RuleContext) -> Iterator[Hit]:
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[Any, ...], int] = {}
     for index, role in enumerate(ctx.job.roles):
         key = tuple(sorted(role.node_selector.items()))
         if key and key in seen:

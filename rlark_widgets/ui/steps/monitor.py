@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import ipywidgets as w
 
@@ -154,7 +155,7 @@ class MonitorStep:
             self._redrawing = False
         self.resume.disabled = not s.can_resume()
 
-    def _chosen_resume(self, change: dict) -> None:
+    def _chosen_resume(self, change: dict[str, Any]) -> None:
         if change["new"] and not self._redrawing:
             self.s.resume_from = change["new"]
 

@@ -6,6 +6,8 @@ refreshes; the figures update in place (:class:`LazyFigure`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import ipywidgets as w
 
 from ...i18n import Text, render
@@ -69,7 +71,7 @@ class RunPanels:
         self.links.value = CSS + links_html(snap.links, lang)
 
 
-def links_html(links: list, lang: str) -> str:
+def links_html(links: list[Any], lang: str) -> str:
     """Each link as an anchor (a URL) or a command to copy, under its label."""
     if not links:
         return ""

@@ -1,7 +1,8 @@
-"""Run every ``bench_*.py`` here, write ``RESULTS.md`` and the table in the README (``make bench``).
+"""Run every ``bench_*.py`` here, write ``RESULTS.md`` and the table of the benchmarks page
+(``docs/guide/benchmarks.md``; ``make bench``).
 
-The README's table sits between the two BENCH markers, so the front page always shows the
-latest run and the machine it ran on.
+The table sits between the page's two BENCH markers, so it always shows the latest run and the
+machine it ran on.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ sys.path.insert(0, str(HERE))
 
 from common import machine, print_table  # noqa: E402
 
-README = HERE.parent / "README.md"
+README = HERE.parent / "docs" / "guide" / "benchmarks.md"
 START, END = "<!-- BENCH:START (make bench writes this table) -->", "<!-- BENCH:END -->"
 
 

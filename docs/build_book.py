@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import nbformat
@@ -157,14 +158,86 @@ def title(notebook: nbformat.NotebookNode) -> str:
     return first.source.splitlines()[0].lstrip("# ").strip()
 
 
-def mkdocs_config(titles: dict[str, dict[str, str]]) -> dict:
-    nav = [{"FAQ map": "index.md"}]
+#: The book's pages besides the notebooks, in the order of its navigation: (title, path under docs/).
+PAGES = {
+    "Guide": [
+        ("The app", "guide/app.md"),
+        ("The CLI", "guide/cli.md"),
+        ("The RLark Job, sheet and admin request", "guide/job.md"),
+        ("Backends and their limits", "guide/backends.md"),
+        ("The notebooks and the book", "guide/notebooks.md"),
+        ("The Python API", "guide/python-api.md"),
+        ("How faithful it is", "guide/faithfulness.md"),
+        ("Hardening", "guide/hardening.md"),
+        ("Benchmarks", "guide/benchmarks.md"),
+    ],
+    "Design": [("Architecture", "architecture.md"), ("Security", "security.md")],
+    "Reference": [
+        ("Every command", "reference/cli.md"),
+        ("Rule catalogue", "reference/rules.md"),
+        ("规则目录", "reference/rules.zh.md"),
+    ],
+}
+MARKDOWN_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def book_link(page: str, target: str) -> str | None:
+    """Where a link of ``docs/<page>`` points in the book; None when it leaves the book.
+
+    The pages are written for GitHub, where a link may reach any file of the repository; in the
+    book a teaching notebook is its executed page, a FAQ map the index, and a source file has no
+    page (the link becomes its text).
+    """
+    parts = urlsplit(target)
+    if parts.scheme or target.startswith(("#", "mailto:")):
+        return target
+    resolved = (DOCS / page).parent.joinpath(parts.path).resolve()
+    anchor = f"#{parts.fragment}" if parts.fragment else ""
+    notebook = re.fullmatch(r"(\d{2}-[a-z0-9-]+)\.(en|zh)\.ipynb", resolved.name)
+    if notebook and resolved.parent == NOTEBOOKS:
+        book_path = f"{notebook[2]}/{notebook[1]}.ipynb"
+    elif resolved in MAPS.values():
+        book_path = "index.md" if resolved == MAPS["en"] else "zh/index.md"
+    elif DOCS in resolved.parents and resolved.exists():
+        book_path = resolved.relative_to(DOCS).as_posix()
+    else:
+        return None
+    depth = page.count("/")
+    return "../" * depth + book_path + anchor
+
+
+def book_page(page: str) -> str:
+    """``docs/<page>`` with its links pointed at the book's pages."""
+
+    def relink(match: re.Match[str]) -> str:
+        bang, text, target = match.groups()
+        moved = book_link(page, target)
+        if moved is None:
+            return f"{bang}{text}" if not bang else f"`{target}`"
+        return f"{bang}[{text}]({moved})"
+
+    return MARKDOWN_LINK.sub(relink, (DOCS / page).read_text(encoding="utf-8"))
+
+
+def copy_pages() -> None:
+    """The guide, design and reference pages, and the screenshots they show, into the book."""
+    shutil.copytree(DOCS / "screenshots", BOOK / "screenshots")
+    for _, page in (entry for section in PAGES.values() for entry in section):
+        (BOOK / page).parent.mkdir(parents=True, exist_ok=True)
+        (BOOK / page).write_text(book_page(page), encoding="utf-8")
+
+
+def mkdocs_config(titles: dict[str, dict[str, str]]) -> dict[str, Any]:
+    nav: list[dict[str, Any]] = [{"FAQ map": "index.md"}]
     for lang in LANGS:
         pages = (
             [{"常见问题对照" if lang == "zh" else "FAQ map": "zh/index.md"}] if lang == "zh" else []
         )
         pages += [{titles[lang][stem]: f"{lang}/{stem}.ipynb"} for stem in titles[lang]]
         nav.append({LANG_NAMES[lang]: pages})
+    nav += [
+        {section: [{name: page} for name, page in entries]} for section, entries in PAGES.items()
+    ]
     return {
         "site_name": "rlark-widgets: from RLinf to RLark",
         "docs_dir": str(BOOK),
@@ -283,6 +356,7 @@ def build() -> None:
             figures[f"{lang}/{path.stem}.html"] = count
     (BOOK / "index.md").write_text(index_page("en", notebooks["en"]), encoding="utf-8")
     (BOOK / "zh" / "index.md").write_text(index_page("zh", notebooks["zh"]), encoding="utf-8")
+    copy_pages()
     titles = {lang: {stem: title(nb) for stem, nb in notebooks[lang].items()} for lang in LANGS}
     config = BUILD / "mkdocs.yml"
     config.write_text(yaml.safe_dump(mkdocs_config(titles), allow_unicode=True), encoding="utf-8")

@@ -36,7 +36,7 @@ from rlark_widgets.rlark import rules as rules_module
 from rlark_widgets.rlark.rules import RULES, evaluate
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "reference" / "rules.md"
 
 # rule id, a builder that reaches a message the firing case in test_rules.py does not, and a
 # distinctive part of that message in English.
@@ -207,7 +207,7 @@ def test_rules_command_prints_the_chosen_language(argv, capsys):
 
 
 def test_english_catalogue_is_the_readme_table():
-    """The README's rule table is this output; English titles must not drift from it."""
+    """The reference page's rule table is this output; English titles must not drift from it."""
     readme = README.read_text(encoding="utf-8")
     rows = rules_text(markdown=True).splitlines()
     assert rows[:2] == ["| rule | severity | checks | source |", "|---|---|---|---|"]

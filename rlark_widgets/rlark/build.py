@@ -79,6 +79,9 @@ def output_key(plan: Plan) -> str:
 def repo_relative(path: str) -> str:
     """``examples/.../x.yaml`` for a path inside an RLinf checkout, else the file name.
 
+    RLinf keeps its configs under ``examples/``, ``tests/`` and ``evaluations/``, never one
+    inside another, so the last such folder of the path is the checkout's.
+
     Keeps the user's local directories out of the Job while staying traceable. Bundled examples
     report the RLinf path they were trimmed from.
     """
@@ -86,9 +89,12 @@ def repo_relative(path: str) -> str:
     if origin:
         return origin
     parts = PurePosixPath(path).parts
-    for anchor in ("examples", "tests", "evaluations"):
-        if anchor in parts:
-            return str(PurePosixPath(*parts[parts.index(anchor) :]))
+    # The last anchor: a checkout may itself sit under a folder named tests/ or examples/.
+    anchors = [
+        i for i, part in enumerate(parts[:-1]) if part in ("examples", "tests", "evaluations")
+    ]
+    if anchors:
+        return str(PurePosixPath(*parts[anchors[-1] :]))
     return parts[-1] if parts else path
 
 

@@ -3,7 +3,7 @@
 Site facts (the cluster and node-category labels, the device prefix, StorageClasses, reserved
 environment names, the RLinf checkout, the Job's API group/version/kind and the Worker pod
 labels) are not here: each RLark environment defines them, so they come from the site profile
-(``rlark/site.py``, DESIGN.md §3a). What stays is RLinf's and Ray's (``RLINF_NODE_RANK``, the
+(``rlark/site.py``; docs/architecture.md, "Facts have one home"). What stays is RLinf's and Ray's (``RLINF_NODE_RANK``, the
 node-rank label) and ours (the annotation keys the Job builder writes and the monitor and run
 record read). A second copy of any of them would let the two sides drift, so
 ``tests/test_contract.py`` fails when one of these literals, or a value of the shipped example

@@ -113,7 +113,7 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "JOB-NOT-KEPT",
         "error",
         Text("A field the Job cannot keep as written (it would be dropped or rewritten)"),
-        "DESIGN.md (what the user wrote is what is submitted)",
+        "rlark-widgets: what the user wrote is what is submitted",
     ),
     (
         "JOB-VOLUME",
@@ -137,7 +137,7 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "K8S-CRD",
         "error",
         Text("The cluster does not serve RLark's Job resource (RLark is not installed)"),
-        "DESIGN.md §5 (kubernetes preflight)",
+        "rlark-widgets: kubernetes preflight",
     ),
     (
         "K8S-ACCESS",
@@ -145,25 +145,25 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         Text(
             "You may not create Jobs in the namespace (a warning when the access review cannot answer)"
         ),
-        "DESIGN.md §5 (kubernetes preflight)",
+        "rlark-widgets: kubernetes preflight",
     ),
     (
         "K8S-DRY-RUN",
         "error",
         Text("The API server's dry run rejects the Job (a warning when one of that name exists)"),
-        "DESIGN.md §5 (kubernetes preflight)",
+        "rlark-widgets: kubernetes preflight",
     ),
     (
         "K8S-NAMESPACE",
         "info",
         Text("The Job names another namespace than the connection works in"),
-        "DESIGN.md §5 (kubernetes preflight)",
+        "rlark-widgets: kubernetes preflight",
     ),
     (
         "K8S-STORAGECLASS",
         "error",
         Text("A StorageClass the Job names does not exist on the cluster"),
-        "DESIGN.md §5 (kubernetes preflight)",
+        "rlark-widgets: kubernetes preflight",
     ),
     (
         "K8S-CAPACITY",
@@ -195,7 +195,7 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "KRAY-HEAD",
         "error",
         Text("The Job has no single-Worker Header to become KubeRay's head group"),
-        "DESIGN.md §5 (kuberay export)",
+        "rlark-widgets: kuberay export",
     ),
     (
         "KRAY-RANKS",
@@ -211,19 +211,19 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         Text(
             "An RLark field KubeRay has no field for (TensorBoard sidecar, network domain, SSH keys)"
         ),
-        "DESIGN.md §5 (kuberay export)",
+        "rlark-widgets: kuberay export",
     ),
     (
         "KRAY-RUN-SCRIPT",
         "info",
         Text("A RayCluster runs no script: the run script is kept in an annotation"),
-        "DESIGN.md §5 (kuberay export)",
+        "rlark-widgets: kuberay export",
     ),
     (
         "KRAY-PVC",
         "warning",
         Text("An object-storage mount needs a PVC that exists first (KubeRay creates none)"),
-        "DESIGN.md §5 (kuberay export)",
+        "rlark-widgets: kuberay export",
     ),
     (
         "KRAY-CRD",
@@ -231,7 +231,7 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         Text(
             "The cluster does not serve RayJob/RayCluster (the KubeRay operator is not installed)"
         ),
-        "DESIGN.md §5 (kuberay preflight)",
+        "rlark-widgets: kuberay preflight",
     ),
     (
         "KRAY-ACCESS",
@@ -239,7 +239,7 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         Text(
             "You may not create RayJobs/RayClusters in the namespace (a warning when the access review cannot answer)"
         ),
-        "DESIGN.md §5 (kuberay preflight)",
+        "rlark-widgets: kuberay preflight",
     ),
     (
         "KRAY-DRY-RUN",
@@ -247,13 +247,13 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         Text(
             "The API server's dry run rejects the RayJob/RayCluster (a warning when one of that name exists)"
         ),
-        "DESIGN.md §5 (kuberay preflight)",
+        "rlark-widgets: kuberay preflight",
     ),
     (
         "KRAY-PVC-MISSING",
         "error",
         Text("A PVC the pods mount does not exist in the namespace"),
-        "DESIGN.md §5 (kuberay preflight)",
+        "rlark-widgets: kuberay preflight",
     ),
 ]
 

@@ -37,7 +37,7 @@ LINKS = (
     "steps-advancing",
     "checkpoints",
 )
-SOURCE = "seeds/rlinf-faq.zh.txt (Job 长时间 Pending 或没有 Worker 时，先检查什么); DESIGN.md §6"
+SOURCE = "seeds/rlinf-faq.zh.txt (Job 长时间 Pending 或没有 Worker 时，先检查什么); rlark-widgets: the diagnosis chain"
 IMAGE_REASONS = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
 CRASH_REASONS = {
     "CrashLoopBackOff",

@@ -1,6 +1,6 @@
 """The RLark Job (rlark.io/v1alpha1, kind Job) as plain data, and its Kubernetes manifest shape.
 
-Field names are ours, the concepts are the seeds' (DESIGN.md §3). A Job holds one Task template
+Field names are ours, the concepts are the seeds' (this tool's model of the console's Job: RLark's schema is not published). A Job holds one Task template
 per role, in role order: that order times each role's replicas fixes ``RLINF_NODE_RANK``. The
 manifest is a Kubernetes object: ``spec.tasks[].template`` is a PodTemplateSpec whose main
 container RLark starts with its own Ray Head/Worker command.

@@ -89,7 +89,7 @@ def crd_text(site: SiteProfile | None = None) -> str:
     """The CRD as YAML, with a header saying whose names it uses (an example's, or the site's)."""
     site = site or example_site()
     header = (
-        "# CustomResourceDefinition for RLark Jobs as rlark-widgets defines them (DESIGN.md §3);\n"
+        "# CustomResourceDefinition for RLark Jobs as rlark-widgets models them (this tool's schema, see docs/architecture.md);\n"
         "# RLark's own schema is not published. "
         + (
             "Names from the EXAMPLE site profile: pass --site FILE for your site's.\n"
@@ -186,7 +186,7 @@ def schema_findings(
                     "Correct the field as the CRD describes it (`rlark-migrate crd` prints the "
                     "schema)."
                 ),
-                f"rlark-widgets CRD {_key(site)[3]}.{_key(site)[0]} (DESIGN.md §3)",
+                f"rlark-widgets CRD {_key(site)[3]}.{_key(site)[0]} (this tool's schema)",
             )
         )
     return findings

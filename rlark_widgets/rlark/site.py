@@ -1,4 +1,4 @@
-"""The site profile: the facts only the platform admin knows, as data (DESIGN.md §3a).
+"""The site profile: the facts only the platform admin knows, as data (docs/architecture.md, "Facts have one home").
 
 Label names and values, StorageClasses and device resource names are defined by each RLark
 environment and must not be guessed (seeds/create-training-job.zh.txt). So the label naming the

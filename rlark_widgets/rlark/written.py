@@ -21,7 +21,7 @@ from .job import MAIN_CONTAINER, normal_path
 
 NOT_KEPT_RULE = "JOB-NOT-KEPT"
 VOLUME_RULE = "JOB-VOLUME"
-SOURCE = "DESIGN.md (what the user wrote is what is submitted)"
+SOURCE = "rlark-widgets: what the user wrote is what is submitted"
 VOLUME_SOURCE = "Kubernetes PodSpec validation (volumes, volumeMounts)"
 TOP_LEVEL = ("apiVersion", "kind", "metadata", "spec")
 METADATA = ("name", "namespace", "labels", "annotations")

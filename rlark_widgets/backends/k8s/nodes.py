@@ -16,7 +16,7 @@ from ...rlark.inventory import Inventory, NodeInfo
 from ...rlark.job import Job, Role
 from .inventory import node_selection
 
-SOURCE = "DESIGN.md §5 (kubernetes preflight)"
+SOURCE = "rlark-widgets: kubernetes preflight"
 SEED_JOB = "seeds/create-training-job.zh.txt Step 2"
 LIMITS = "template.spec.containers[0].resources.limits"
 SELECTOR = "template.spec.nodeSelector"

@@ -22,7 +22,7 @@ from ..k8s.server_checks import Resource, served
 from ..k8s.server_checks import access_findings as shared_access_findings
 from ..k8s.server_checks import dry_run_findings as shared_dry_run_findings
 
-SOURCE = "DESIGN.md §5 (kuberay preflight)"
+SOURCE = "rlark-widgets: kuberay preflight"
 
 
 def _finding(

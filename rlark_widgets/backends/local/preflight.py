@@ -37,7 +37,7 @@ HEAD_MIB = 1000  # the head Worker plus the rehearsal driver
 WORKER_MIB = 400
 ACTOR_MIB = 80
 MARGIN_MIB = 1024  # left for the notebook, the browser and the system
-SOURCE = "DESIGN.md §5 (local backend)"
+SOURCE = "rlark-widgets: local backend"
 MEMORY_SOURCE = "benchmarks/bench_local_start.py (memory per Worker measured on this machine kind)"
 NOT_MODELLED = Text(
     "The local backend does not model images (every Worker runs this machine's Python and "

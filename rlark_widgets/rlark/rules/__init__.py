@@ -1,4 +1,4 @@
-"""The rule catalogue: every check the assistant runs on a Job, as data (DESIGN.md §4).
+"""The rule catalogue: every check the assistant runs on a Job, as data (the reference page docs/reference/rules.md is generated from it).
 
 Each rule has an ID, a severity (errors block submission, warnings need a conscious yes, infos
 teach), a title and the seed passage or RLinf behaviour it rests on. A rule's check yields

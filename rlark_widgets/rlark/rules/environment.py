@@ -25,7 +25,7 @@ ROBOT_ENV = {"ROBOT_IP", "LEFT_ROBOT_IP", "RIGHT_ROBOT_IP", "ROBOT_URL", "CAN_IN
     "JOB-ENV-RESERVED",
     Severity.ERROR,
     Text("Platform-reserved environment names are refused"),
-    f"{SEED_JOB} (平台保留名称); DESIGN.md §3",
+    f"{SEED_JOB} (平台保留名称); rlark-widgets: the Job schema",
 )
 def _env_reserved(ctx: RuleContext) -> Iterator[Hit]:
     reserved, prefixes = RESERVED_ENV | ctx.site.reserved_env, ctx.site.reserved_env_prefixes

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8866
 
-.PHONY: app test check docs bench fuzz fmt clean oracle
+.PHONY: app lab test check docs bench fuzz fmt clean oracle
 
 # RLinf 0.3.0 from the package index, test-only: the differential tests run its own placement
 # code (tests/oracle/harness.py) and compare our expansion with it.
@@ -26,6 +26,10 @@ $(STAMP): pyproject.toml
 app: $(STAMP)
 	@echo "rlark-widgets app: open http://127.0.0.1:$(PORT)/"
 	env JUPYTER_PATH=rlark_widgets/ui/jupyter $(BIN)/voila notebooks/app.ipynb --template=rlark --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
+
+# JupyterLab on the teaching notebooks, with Jupyter's own token (as root it needs --allow-root).
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 # lint-imports keeps the layers of pyproject.toml's [tool.importlinter]; mypy checks every
 # signature. The fuzz tests run apart, under an address-space limit: a runaway input fails its

@@ -39,7 +39,7 @@ test: $(STAMP) oracle
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest tests notebooks --nbval-lax --ignore=tests/test_fuzz.py
+	$(BIN)/python -m pytest tests notebooks --nbval-lax --ignore=tests/test_fuzz.py --durations=40
 	ulimit -v 8000000 && $(BIN)/python -m pytest tests/test_fuzz.py
 
 # The inner loop (about 2 minutes on two cores): lint, types, layers and the fast tests (no

@@ -268,7 +268,7 @@ first_run = backend.snapshot(job.name).run.id
 backend.stop(job.name)
 again = backend.submit(job, expansion=report.expansion, config=report.config)
 print(again.message)
-restarted, _, _ = watch(job.name, until=lambda s: s.progress.last_step is not None)
+restarted, _, _ = watch(job.name, until=lambda s: s.progress.last_step is not None or finished(s))
 first_lines = [line for line in restarted.log_tail if "step" in line][:2]
 print("first step after a plain restart:", restarted.progress.last_step, first_lines)
 print("this run's checkpoints:", [c.step for c in restarted.checkpoints])

@@ -22,10 +22,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e '.[dev]'
 	touch $(STAMP)
 
-# Voila's lab template without its CDN links (rlark_widgets/ui/jupyter): the app works offline.
+# rlark-app (rlark_widgets/ui/serve.py): Voila on 127.0.0.1 with a token ($$RLARK_APP_TOKEN or a
+# fresh one), the app's own Host and Origin only, and its offline template; it prints the URL.
 app: $(STAMP)
-	@echo "rlark-widgets app: open http://127.0.0.1:$(PORT)/"
-	env JUPYTER_PATH=rlark_widgets/ui/jupyter $(BIN)/voila notebooks/app.ipynb --template=rlark --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
+	$(BIN)/python -m rlark_widgets.ui.serve notebooks/app.ipynb --port=$(PORT)
 
 # JupyterLab on the teaching notebooks, with Jupyter's own token (as root it needs --allow-root).
 lab: $(STAMP)

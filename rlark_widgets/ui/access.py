@@ -1,0 +1,136 @@
+"""Who the app answers: its user's browser or script, on the app's own host, with its token.
+
+Every request the app's server serves goes through :class:`AccessGuard` (``rlark-app`` wraps
+every handler class it registers with :func:`guarded`), websockets included. Voila leaves three
+holes of its own, found in its and jupyter_server's sources: it sets ``allow_remote_access=True``
+(any ``Host`` is served, so a page on ``evil.example`` rebound to 127.0.0.1 is same-origin with
+the app), jupyter_server accepts a websocket whose ``Origin`` matches whatever ``Host`` was sent,
+and Voila's template, static and file handlers are plain tornado handlers that ask for no user
+at all. The guard closes all three in one place, before any handler runs:
+
+1. the ``Host`` header names one of :attr:`AccessPolicy.host_names` (the loopback names the
+   app is bound to), else 403;
+2. an ``Origin`` header (browsers send it on websockets, POSTs and cross-origin fetches) is the
+   app's own origin, else 403: a foreign page cannot drive the kernel even with a stolen cookie;
+3. the request carries the user's identity (the token in ``?token=``, an ``Authorization:
+   token`` header, or the login cookie the token set): jupyter_server's identity provider
+   decides, and a request without it gets 403 (a page is redirected to the login form), except
+   the login form itself.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from jupyter_server.auth.login import LoginFormHandler
+from jupyter_server.auth.logout import LogoutHandler
+from jupyter_server.base.handlers import JupyterHandler
+from tornado import httputil, web
+
+from rlark_widgets.i18n import Text
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+@dataclass(frozen=True)
+class AccessPolicy:
+    """The host names the app is reached at and its port: its origins are ``http://name:port``."""
+
+    host_names: frozenset[str]
+    port: int
+
+    def origins(self) -> frozenset[str]:
+        return frozenset(f"http://{_netloc(name)}:{self.port}" for name in self.host_names)
+
+
+def _netloc(name: str) -> str:
+    """``name`` as it appears in a URL: an IPv6 address in brackets."""
+    try:
+        return f"[{name}]" if ipaddress.ip_address(name).version == 6 else name
+    except ValueError:
+        return name
+
+
+def host_name(host_header: str) -> str:
+    """The name of a ``Host`` header: without its port, an IPv6 address without brackets."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def refusal(request: httputil.HTTPServerRequest, policy: AccessPolicy) -> Text | None:
+    """Why ``request`` is refused before any handler sees it (foreign Host or Origin), or None."""
+    host = request.headers.get("Host", "")
+    if host_name(host) not in policy.host_names:
+        return Text(
+            "Refused: the app answers only at {names} (the Host header was '{host}'). Open the URL the app printed when it started, http://127.0.0.1:{port}/?token=...",
+            names=", ".join(sorted(policy.host_names)),
+            host=host,
+            port=policy.port,
+        )
+    for header in ("Origin", "Sec-WebSocket-Origin"):
+        origin = request.headers.get(header)
+        if origin is not None and _origin(origin) not in policy.origins():
+            return Text(
+                "Refused: a page from {origin} may not use the app; only the app's own page ({own}) may.",
+                origin=origin,
+                own=f"http://127.0.0.1:{policy.port}",
+            )
+    return None
+
+
+def _origin(value: str) -> str:
+    """``scheme://host:port`` of an Origin header, lower-cased, port explicit ('null' stays)."""
+    parts = urlsplit(value.strip().lower())
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:  # a port that is not a number
+        return value
+    return f"{parts.scheme}://{_netloc(parts.hostname or '')}:{port}"
+
+
+class AccessGuard(JupyterHandler):
+    """The checks above, run first in ``prepare`` of every handler the app serves."""
+
+    async def prepare(self, *args: Any, **kwargs: Any) -> None:
+        policy: AccessPolicy = self.settings["rlark_access_policy"]
+        reason = refusal(self.request, policy)
+        if reason is not None:
+            self.log.warning("%s %s: %s", self.request.method, self.request.path, reason)
+            raise web.HTTPError(403, reason.render("en"))
+        # jupyter_server's own checks: the identity provider sets current_user from the token
+        # or the login cookie (a page without either is redirected to the login form).
+        ready: object = super().prepare(*args, **kwargs)
+        while isinstance(ready, Awaitable):  # JupyterHandler's prepare may return another
+            ready = await ready
+        if self._finished or self.current_user is not None or _open_to_anyone(self):
+            return
+        missing = Text(
+            "Refused: the app's token is missing or wrong. Open the URL with the token that the app printed when it started."
+        )
+        self.log.warning("%s %s: %s", self.request.method, self.request.path, missing)
+        raise web.HTTPError(403, missing.render("en"))
+
+
+def _open_to_anyone(handler: web.RequestHandler) -> bool:
+    """The login form (it asks for the token) and logout; nothing else, not even the static
+    files jupyter_server itself leaves open for its login page (FileFindHandler)."""
+    return isinstance(handler, LoginFormHandler | LogoutHandler)
+
+
+@cache
+def guarded(handler_class: type[web.RequestHandler]) -> type[web.RequestHandler]:
+    """``handler_class`` behind :class:`AccessGuard`.
+
+    A plain tornado handler (Voila's static and file handlers) becomes a JupyterHandler too, as
+    jupyter_server's own FileFindHandler is, so the identity provider can read its token.
+    """
+    if issubclass(handler_class, AccessGuard):
+        return handler_class
+    return type(f"Guarded{handler_class.__name__}", (AccessGuard, handler_class), {})

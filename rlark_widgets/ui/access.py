@@ -32,7 +32,7 @@ from jupyter_server.auth.logout import LogoutHandler
 from jupyter_server.base.handlers import JupyterHandler
 from tornado import httputil, web
 
-from rlark_widgets.i18n import Text
+from rlark_widgets.i18n import LANGUAGES, Text
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
@@ -98,12 +98,12 @@ def _origin(value: str) -> str:
 class AccessGuard(JupyterHandler):
     """The checks above, run first in ``prepare`` of every handler the app serves."""
 
+    #: Why this request was refused, shown on the error page in both languages.
+    refused_because: Text | None = None
+
     async def prepare(self, *args: Any, **kwargs: Any) -> None:
         policy: AccessPolicy = self.settings["rlark_access_policy"]
-        reason = refusal(self.request, policy)
-        if reason is not None:
-            self.log.warning("%s %s: %s", self.request.method, self.request.path, reason)
-            raise web.HTTPError(403, reason.render("en"))
+        self._refuse_if(refusal(self.request, policy))
         # jupyter_server's own checks: the identity provider sets current_user from the token
         # or the login cookie (a page without either is redirected to the login form).
         ready: object = super().prepare(*args, **kwargs)
@@ -111,11 +111,26 @@ class AccessGuard(JupyterHandler):
             ready = await ready
         if self._finished or self.current_user is not None or _open_to_anyone(self):
             return
-        missing = Text(
-            "Refused: the app's token is missing or wrong. Open the URL with the token that the app printed when it started."
+        self._refuse_if(
+            Text(
+                "Refused: the app's token is missing or wrong. Open the URL with the token that the app printed when it started."
+            )
         )
-        self.log.warning("%s %s: %s", self.request.method, self.request.path, missing)
-        raise web.HTTPError(403, missing.render("en"))
+
+    def _refuse_if(self, reason: Text | None) -> None:
+        if reason is not None:
+            self.refused_because = reason
+            self.log.warning("%s %s: %s", self.request.method, self.request.path, reason)
+            raise web.HTTPError(403)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """A plain-text error page (jupyter_server's error templates need a ``static_path``
+        that Voila's own server does not have: they fail and log a traceback instead)."""
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        lines = [f"{status_code} {self._reason}"]
+        if self.refused_because is not None:
+            lines += [self.refused_because.render(lang) for lang in LANGUAGES]
+        self.finish("\n".join(lines) + "\n")
 
 
 def _open_to_anyone(handler: web.RequestHandler) -> bool:

@@ -17,7 +17,6 @@ import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -25,9 +24,10 @@ import websocket
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from servers import LOOPBACK, REPO, AppServer, make_app
+from tornado import httputil
 
 from rlark_widgets.ui import serve
-from rlark_widgets.ui.access import LOOPBACK_NAMES, host_name
+from rlark_widgets.ui.access import LOOPBACK_NAMES, AccessPolicy, host_name, refusal
 
 pytestmark = pytest.mark.slow
 PAGE_TIMEOUT = 300  # the first page executes the whole app notebook (slow on a busy machine)
@@ -310,9 +310,40 @@ def test_a_rebinding_host_and_origin_pair_is_refused(
         assert reply.status == 403 and b"kernelId" not in reply.body
 
 
-def test_a_short_chosen_token_is_refused_with_the_variable_named(tmp_path: Path) -> None:
+def test_a_short_chosen_token_is_refused_with_the_variable_named() -> None:
     with pytest.raises(serve.UsageError) as error:
         serve.app_token({serve.TOKEN_VARIABLE: "short"})
     assert serve.TOKEN_VARIABLE in error.value.message.render("en")
     assert serve.TOKEN_VARIABLE in error.value.message.render("zh")
     assert len(serve.app_token({})) >= 40 and serve.app_token({}) != serve.app_token({})
+
+
+# --- generated, in process: the guard's one decision over many more Hosts and Origins -------------
+def guard_request(host: str, **headers: str) -> httputil.HTTPServerRequest:
+    start = httputil.RequestStartLine("GET", "/", "HTTP/1.1")
+    return httputil.HTTPServerRequest(
+        start_line=start, headers=httputil.HTTPHeaders(Host=host, **headers)
+    )
+
+
+POLICY = AccessPolicy(LOOPBACK_NAMES, 8866)
+#: The app's own names as a browser may write them (any case), with and without the port.
+own_names = st.builds(
+    lambda name, upper: name.upper() if upper else name,
+    st.sampled_from(["localhost", "127.0.0.1", "[::1]"]),
+    st.booleans(),
+)
+
+
+@given(name=foreign_names, suffix=st.booleans(), own=own_names, own_suffix=st.booleans())
+def test_the_guard_refuses_every_foreign_host_and_origin(
+    name: str, suffix: bool, own: str, own_suffix: bool
+) -> None:
+    host, own_host = with_port(name, POLICY.port, suffix), with_port(own, POLICY.port, own_suffix)
+    assert refusal(guard_request(host), POLICY) is not None, host
+    assert refusal(guard_request(own_host), POLICY) is None, own_host
+    for header in ("Origin", "Sec-WebSocket-Origin"):
+        for origin in (f"http://{host}", f"http://{name}:{POLICY.port}", "null"):
+            assert refusal(guard_request(own_host, **{header: origin}), POLICY) is not None
+        own_origin = f"http://{own}:{POLICY.port}"
+        assert refusal(guard_request(own_host, **{header: own_origin}), POLICY) is None

@@ -326,7 +326,8 @@ def guard_request(host: str, **headers: str) -> httputil.HTTPServerRequest:
     )
 
 
-POLICY = AccessPolicy(LOOPBACK_NAMES, 8866)
+PORT = 8866
+POLICY = AccessPolicy.loopback(PORT)
 #: The app's own names as a browser may write them (any case), with and without the port.
 own_names = st.builds(
     lambda name, upper: name.upper() if upper else name,
@@ -339,11 +340,11 @@ own_names = st.builds(
 def test_the_guard_refuses_every_foreign_host_and_origin(
     name: str, suffix: bool, own: str, own_suffix: bool
 ) -> None:
-    host, own_host = with_port(name, POLICY.port, suffix), with_port(own, POLICY.port, own_suffix)
+    host, own_host = with_port(name, PORT, suffix), with_port(own, PORT, own_suffix)
     assert refusal(guard_request(host), POLICY) is not None, host
     assert refusal(guard_request(own_host), POLICY) is None, own_host
     for header in ("Origin", "Sec-WebSocket-Origin"):
-        for origin in (f"http://{host}", f"http://{name}:{POLICY.port}", "null"):
+        for origin in (f"http://{host}", f"http://{name}:{PORT}", "null"):
             assert refusal(guard_request(own_host, **{header: origin}), POLICY) is not None
-        own_origin = f"http://{own}:{POLICY.port}"
+        own_origin = f"http://{own}:{PORT}"
         assert refusal(guard_request(own_host, **{header: own_origin}), POLICY) is None

@@ -21,9 +21,8 @@ at all. The guard closes all three in one place, before any handler runs:
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,6 +30,7 @@ from jupyter_server.auth.login import LoginFormHandler
 from jupyter_server.auth.logout import LogoutHandler
 from jupyter_server.base.handlers import JupyterHandler
 from tornado import httputil, web
+from tornado.routing import RuleRouter, URLSpec
 
 from rlark_widgets.i18n import LANGUAGES, Text
 
@@ -39,13 +39,23 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 @dataclass(frozen=True)
 class AccessPolicy:
-    """The host names the app is reached at and its port: its origins are ``http://name:port``."""
+    """The host names the app is reached at and the origins of its own pages."""
 
     host_names: frozenset[str]
-    port: int
+    origins: frozenset[str]
 
-    def origins(self) -> frozenset[str]:
-        return frozenset(f"http://{_netloc(name)}:{self.port}" for name in self.host_names)
+    @classmethod
+    def loopback(cls, port: int) -> AccessPolicy:
+        """The app on this machine: loopback names, and its pages at ``http://name:port``."""
+        origins = frozenset(f"http://{_netloc(name)}:{port}" for name in LOOPBACK_NAMES)
+        return cls(LOOPBACK_NAMES, origins)
+
+    def also_at(self, urls: Iterable[str]) -> AccessPolicy:
+        """This policy, plus the host name and origin of each public URL (a proxy's address)."""
+        given = [url.strip() for url in urls if url.strip()]
+        names = {host for url in given if (host := urlsplit(url.lower()).hostname)}
+        origins = {_origin(url) for url in given}
+        return AccessPolicy(self.host_names | names, self.origins | origins)
 
 
 def _netloc(name: str) -> str:
@@ -69,18 +79,18 @@ def refusal(request: httputil.HTTPServerRequest, policy: AccessPolicy) -> Text |
     host = request.headers.get("Host", "")
     if host_name(host) not in policy.host_names:
         return Text(
-            "Refused: the app answers only at {names} (the Host header was '{host}'). Open the URL the app printed when it started, http://127.0.0.1:{port}/?token=...",
+            "Refused: the app answers only at {names} (the Host header was '{host}'). Open it at one of its own addresses: {origins}.",
             names=", ".join(sorted(policy.host_names)),
             host=host,
-            port=policy.port,
+            origins=", ".join(sorted(policy.origins)),
         )
     for header in ("Origin", "Sec-WebSocket-Origin"):
         origin = request.headers.get(header)
-        if origin is not None and _origin(origin) not in policy.origins():
+        if origin is not None and _origin(origin) not in policy.origins:
             return Text(
-                "Refused: a page from {origin} may not use the app; only the app's own page ({own}) may.",
+                "Refused: a page from {origin} may not use the app; only the app's own pages ({origins}) may.",
                 origin=origin,
-                own=f"http://127.0.0.1:{policy.port}",
+                origins=", ".join(sorted(policy.origins)),
             )
     return None
 
@@ -139,7 +149,22 @@ def _open_to_anyone(handler: web.RequestHandler) -> bool:
     return isinstance(handler, LoginFormHandler | LogoutHandler)
 
 
-@cache
+def guard_routes(router: RuleRouter) -> None:
+    """Put every handler ``router`` routes to (a tornado Application's ``default_router``, its
+    host rules and what they nest) behind the guard, whoever registered it."""
+    for rule in router.rules:
+        if isinstance(rule.target, RuleRouter):
+            guard_routes(rule.target)
+        elif isinstance(rule.target, type) and issubclass(rule.target, web.RequestHandler):
+            rule.target = guarded(rule.target)
+            if isinstance(rule, URLSpec):
+                rule.handler_class = rule.target
+
+
+#: One guarded class per handler class, so a handler routed twice is one class.
+_GUARDED: dict[type[web.RequestHandler], type[web.RequestHandler]] = {}
+
+
 def guarded(handler_class: type[web.RequestHandler]) -> type[web.RequestHandler]:
     """``handler_class`` behind :class:`AccessGuard`.
 
@@ -148,4 +173,7 @@ def guarded(handler_class: type[web.RequestHandler]) -> type[web.RequestHandler]
     """
     if issubclass(handler_class, AccessGuard):
         return handler_class
-    return type(f"Guarded{handler_class.__name__}", (AccessGuard, handler_class), {})
+    if handler_class not in _GUARDED:
+        name = f"Guarded{handler_class.__name__}"
+        _GUARDED[handler_class] = type(name, (AccessGuard, handler_class), {})
+    return _GUARDED[handler_class]

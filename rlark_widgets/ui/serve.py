@@ -21,7 +21,7 @@ from tornado import ioloop
 from voila.app import Voila
 
 from rlark_widgets.i18n import Text, default_language
-from rlark_widgets.ui.access import LOOPBACK_NAMES, AccessPolicy, guarded
+from rlark_widgets.ui.access import AccessPolicy, guard_routes
 
 TOKEN_VARIABLE = "RLARK_APP_TOKEN"
 #: A token chosen in ``$RLARK_APP_TOKEN`` must be at least this long (a fresh one has 43).
@@ -78,7 +78,7 @@ class GuardedVoila(Voila):  # type: ignore[misc]  # Voila has no type informatio
 
     def init_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = super().init_settings()
-        policy = AccessPolicy(LOOPBACK_NAMES, self.port)
+        policy = AccessPolicy.loopback(self.port)
         return settings | {
             "allow_remote_access": False,  # Voila sets True: any Host would be served
             "local_hostnames": sorted(policy.host_names),
@@ -86,10 +86,8 @@ class GuardedVoila(Voila):  # type: ignore[misc]  # Voila has no type informatio
             "rlark_access_policy": policy,
         }
 
-    def init_handlers(self) -> list[Any]:
-        return [(rule[0], guarded(rule[1]), *rule[2:]) for rule in super().init_handlers()]
-
     def listen(self) -> None:
+        guard_routes(self.app.default_router)  # start() has built the app and its routes
         # Runs once the loop starts, that is once the port is bound (listen() then blocks).
         ioloop.IOLoop.current().add_callback(self._print_url)
         super().listen()

@@ -1,15 +1,16 @@
 """Who the app answers: its user's browser or script, on the app's own host, with its token.
 
-Every request the app's server serves goes through :class:`AccessGuard` (``rlark-app`` wraps
-every handler class it registers with :func:`guarded`), websockets included. Voila leaves three
+Every request the app's server serves goes through :class:`AccessGuard`, websockets included:
+``rlark-app`` (and on Binder ``binder_guard``) puts every route of the server behind it with
+:func:`guard_routes`. Voila leaves three
 holes of its own, found in its and jupyter_server's sources: it sets ``allow_remote_access=True``
 (any ``Host`` is served, so a page on ``evil.example`` rebound to 127.0.0.1 is same-origin with
 the app), jupyter_server accepts a websocket whose ``Origin`` matches whatever ``Host`` was sent,
 and Voila's template, static and file handlers are plain tornado handlers that ask for no user
 at all. The guard closes all three in one place, before any handler runs:
 
-1. the ``Host`` header names one of :attr:`AccessPolicy.host_names` (the loopback names the
-   app is bound to), else 403;
+1. the ``Host`` header names one of :attr:`AccessPolicy.host_names` (loopback names; on Binder
+   also the hub's public name), else 403;
 2. an ``Origin`` header (browsers send it on websockets, POSTs and cross-origin fetches) is the
    app's own origin, else 403: a foreign page cannot drive the kernel even with a stolen cookie;
 3. the request carries the user's identity (the token in ``?token=``, an ``Authorization:
@@ -96,7 +97,8 @@ def refusal(request: httputil.HTTPServerRequest, policy: AccessPolicy) -> Text |
 
 
 def _origin(value: str) -> str:
-    """``scheme://host:port`` of an Origin header, lower-cased, port explicit ('null' stays)."""
+    """``scheme://host:port`` of an Origin header, lower-cased, port explicit (``null``, which
+    sandboxed pages send, comes out as no origin of the app's)."""
     parts = urlsplit(value.strip().lower())
     try:
         port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)

@@ -14,9 +14,11 @@ import http.client
 import json
 import os
 import re
+import socket
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -348,3 +350,22 @@ def test_the_guard_refuses_every_foreign_host_and_origin(
             assert refusal(guard_request(own_host, **{header: origin}), POLICY) is not None
         own_origin = f"http://{own}:{PORT}"
         assert refusal(guard_request(own_host, **{header: own_origin}), POLICY) is None
+
+
+def test_a_start_that_cannot_be_served_says_which_option_to_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RLARK_LANG", "zh")
+    assert serve.main([str(tmp_path / "missing.ipynb")]) == 2
+    assert "missing.ipynb 处没有 notebook" in capsys.readouterr().err
+    monkeypatch.setenv("RLARK_LANG", "en")
+    monkeypatch.setenv(serve.TOKEN_VARIABLE, "short")
+    assert serve.main([str(REPO / "notebooks/app.ipynb")]) == 2
+    assert f"{serve.TOKEN_VARIABLE} must be at least 16 characters" in capsys.readouterr().err
+    monkeypatch.delenv(serve.TOKEN_VARIABLE)
+    with socket.socket() as taken:
+        taken.bind((LOOPBACK, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert serve.main([str(REPO / "notebooks/app.ipynb"), f"--port={port}"]) == 2
+    assert f"Port {port} on 127.0.0.1 cannot be used" in capsys.readouterr().err

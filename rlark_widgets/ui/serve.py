@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,21 @@ def app_token(environ: dict[str, str] | os._Environ[str]) -> str:
             )
         )
     return chosen
+
+
+def check_port_free(port: int) -> None:
+    """Refuse a port already in use before Voila starts (Voila's own message names no option)."""
+    with socket.socket() as probe:
+        try:
+            probe.bind((LOOPBACK, port))
+        except OSError as error:
+            raise UsageError(
+                Text(
+                    "Port {port} on 127.0.0.1 cannot be used ({reason}): choose another with --port (make app PORT=...).",
+                    port=port,
+                    reason=error.strerror or str(error),
+                )
+            ) from None
 
 
 def app_url(port: int, token: str) -> str:
@@ -115,6 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = default_language()
     try:
         token = app_token(os.environ)
+        check_port_free(args.port)
         if not args.notebook.is_file():
             raise UsageError(
                 Text(

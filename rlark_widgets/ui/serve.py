@@ -14,7 +14,7 @@ import os
 import secrets
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ class UsageError(Exception):
         self.message = message
 
 
-def app_token(environ: dict[str, str] | os._Environ[str]) -> str:
+def app_token(environ: Mapping[str, str]) -> str:
     """The token the app asks for: ``$RLARK_APP_TOKEN`` when set, else a fresh random one."""
     chosen = environ.get(TOKEN_VARIABLE)
     if chosen is None:
@@ -60,6 +60,7 @@ def app_token(environ: dict[str, str] | os._Environ[str]) -> str:
 def check_port_free(port: int) -> None:
     """Refuse a port already in use before Voila starts (Voila's own message names no option)."""
     with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as tornado binds
         try:
             probe.bind((LOOPBACK, port))
         except OSError as error:

@@ -3,7 +3,9 @@
 Binder builds the image from ``binder/`` (Python from runtime.txt, then postBuild installs the
 package) and starts ``jupyter server``; the README's badge opens ``urlpath`` on it. Binder itself
 cannot run here, so this checks the files it reads, and serves the repository with the same
-``jupyter server`` and Voila's server extension to load the launch URL in a real browser.
+``jupyter server`` and Voila's server extension to load the launch URL in a real browser, and
+to check the app's access guard there (``rlark_widgets/ui/binder_guard.py``, which ``start``
+enables): the server's token, a loopback or the hub's Host, the hub's Origin.
 """
 
 from __future__ import annotations

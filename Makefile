@@ -22,10 +22,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e '.[dev]'
 	touch $(STAMP)
 
-# Voila's lab template without its CDN links (rlark_widgets/ui/jupyter): the app works offline.
+# rlark-app (rlark_widgets/ui/serve.py): Voila on 127.0.0.1 with a token ($$RLARK_APP_TOKEN or a
+# fresh one), the app's own Host and Origin only, and its offline template; it prints the URL.
 app: $(STAMP)
-	@echo "rlark-widgets app: open http://127.0.0.1:$(PORT)/"
-	env JUPYTER_PATH=rlark_widgets/ui/jupyter $(BIN)/voila notebooks/app.ipynb --template=rlark --no-browser --port=$(PORT) --Voila.ip=127.0.0.1
+	$(BIN)/python -m rlark_widgets.ui.serve notebooks/app.ipynb --port=$(PORT)
 
 # JupyterLab on the teaching notebooks, with Jupyter's own token (as root it needs --allow-root).
 lab: $(STAMP)
@@ -66,12 +66,14 @@ bench: $(STAMP) oracle
 # including the differential round trip (what `check` passes is what `submit` stores on the
 # Kubernetes emulator, byte for byte after normalisation).
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
-# Then 2,000 random configs against RLinf's own code (ORACLE_EXAMPLES=N for more).
+# Then 2,000 random configs against RLinf's own code (ORACLE_EXAMPLES=N for more), and the
+# app's access guard over 10,000 generated Hosts and Origins (1,250 per round on its server).
 fuzz: $(STAMP) oracle
 	ulimit -v 4000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \
 		-q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_oracle_differential.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_app_auth.py -q -p no:cacheprovider
 
 oracle: $(ORACLE_STAMP)
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from common import REPO, Result, best_time, print_table  # noqa: E402
-from servers import voila_command  # noqa: E402  (the page `make app` serves: no CDN links)
+from servers import app_url, voila_command  # noqa: E402  (the page `make app` serves: no CDN links)
 
 from rlark_widgets.rlark.yaml_io import dump_yaml  # noqa: E402
 from rlark_widgets.rlinf import expand_placement, parse_cluster  # noqa: E402
@@ -107,7 +107,7 @@ def time_to_interactive(notebook: Path, selector: str) -> float:
             page = browser.new_page()
             while True:
                 try:
-                    page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+                    page.goto(app_url(port, env), timeout=120_000)
                     break
                 except Exception:
                     if time.monotonic() - start > 120:

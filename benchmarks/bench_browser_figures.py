@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from common import REPO, Result, print_table  # noqa: E402
-from servers import voila_command  # noqa: E402  (the page `make app` serves: no CDN links)
+from servers import app_url, voila_command  # noqa: E402  (the page `make app` serves: no CDN links)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -108,7 +108,7 @@ def topology_times(rounds: int) -> dict[int, float]:
             for _ in range(rounds):
                 for nodes in (32, 256):
                     page = browser.new_page(viewport={"width": 1280, "height": 1400})
-                    _open(page, f"http://127.0.0.1:{port}/")
+                    _open(page, app_url(port, env))
                     _load(page, nodes)
                     # a person reads the import's summary before moving on: 2 s (the figures
                     # are built in the background meanwhile, as in use)
@@ -221,7 +221,7 @@ def monitor_refresh_seconds(rounds: int) -> tuple[float, float]:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 1400})
-                _open(page, f"http://127.0.0.1:{port}/")
+                _open(page, app_url(port, env))
                 page.get_by_text("Submit and monitor").first.wait_for()
                 times = []
                 for dead in range(rounds + 1):

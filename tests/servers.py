@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import shlex
 import signal
 import socket
 import subprocess
@@ -10,19 +12,66 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
+from rlark_widgets.ui import serve
+
 LOOPBACK = "127.0.0.1"
-#: Where Voila finds the app's page template ``rlark`` (its lab template without CDN links),
-#: as `make app` points it there.
-VOILA_TEMPLATES = Path(__file__).resolve().parents[1] / "rlark_widgets/ui/jupyter"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def voila_command(notebook: Path, port: int) -> tuple[list[str], dict[str, str]]:
-    """The command line and environment of `make app`, for ``notebook`` on loopback ``port``."""
-    voila = Path(sys.executable).parent / "voila"
-    argv = [str(voila), str(notebook), "--template=rlark", "--no-browser", f"--port={port}"]
-    return [*argv, f"--Voila.ip={LOOPBACK}"], {"JUPYTER_PATH": str(VOILA_TEMPLATES)}
+    """The command line of `make app` (``rlark-app``) for ``notebook`` on loopback ``port``, and
+    its environment: a fresh token in ``$RLARK_APP_TOKEN`` so the test knows it."""
+    argv = [sys.executable, "-m", "rlark_widgets.ui.serve", str(notebook), f"--port={port}"]
+    return argv, {serve.TOKEN_VARIABLE: secrets.token_urlsafe(24)}
+
+
+def app_url(port: int, env: dict[str, str]) -> str:
+    """The URL that opens the app started with ``env`` (from :func:`voila_command`): its token."""
+    return serve.app_url(port, env[serve.TOKEN_VARIABLE])
+
+
+def make_app_command(port: int) -> list[str]:
+    """The command line of ``make app`` (``make -n`` prints it without running it)."""
+    dry_run = subprocess.run(
+        ["make", "-n", "app", f"PORT={port}"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout
+    return shlex.split(
+        next(line for line in dry_run.splitlines() if " rlark_widgets.ui.serve " in line)
+    )
+
+
+@dataclass(frozen=True)
+class AppServer:
+    """The app as ``make app`` starts it, with the token it was given and its log."""
+
+    port: int
+    command: list[str]
+    token: str
+    log: Path
+
+    @property
+    def origin(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The page, with its token (as the app prints it)."""
+        return serve.app_url(self.port, self.token)
+
+
+@contextmanager
+def make_app(folder: Path) -> Iterator[AppServer]:
+    """``make app``'s command run from the repository root, its workspace and log in ``folder``."""
+    port = free_port()
+    server = AppServer(
+        port, make_app_command(port), secrets.token_urlsafe(24), folder / "voila.log"
+    )
+    env = {"RLARK_WORKSPACE": str(folder / "workspace"), serve.TOKEN_VARIABLE: server.token}
+    with serving(server.command, port, env=env, cwd=REPO, log=server.log):
+        yield server
 
 
 def free_port() -> int:

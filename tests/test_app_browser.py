@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from servers import free_port, serving, voila_command
+from servers import app_url, free_port, serving, voila_command
 from test_viz import DARK, DARK_PANEL
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def voila_url(workspace: Path):
     port = free_port()
     argv, env = voila_command(REPO / "notebooks/app.ipynb", port)
     with serving(argv, port, env={**env, "RLARK_WORKSPACE": str(workspace)}):
-        yield f"http://127.0.0.1:{port}/"
+        yield app_url(port, env)
     _delete_local_jobs(workspace)
 
 
@@ -305,7 +305,7 @@ def test_topology_at_32_nodes_x_8_gpus_on_light_and_dark_themes(page, voila_url:
     light_ratio = min(contrast_on(t["fill"], light["background"]) for t in light["yticks"])
     assert light_ratio >= 4.5, (light["yticks"][0]["fill"], light["background"])
 
-    dark = load_full_cluster(page, voila_url + "?theme=dark")
+    dark = load_full_cluster(page, voila_url + "&theme=dark")
     shot(page, "topology-32x8-dark")
     assert page.evaluate("() => document.body.dataset.jpThemeLight") == "false"
     # behind the figure: a dark background the palette is checked against (tests/test_viz.py)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from servers import free_port, serving, voila_command
+from servers import app_url, free_port, serving, voila_command
 from test_app_browser import shot, tab, voila_url, workspace  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -128,7 +128,7 @@ def monitor_url(tmp_path_factory):
     port = free_port()
     argv, env = voila_command(folder / "monitor.ipynb", port)
     with serving(argv, port, env={**env, "RLARK_WORKSPACE": str(folder / "workspace")}):
-        yield f"http://127.0.0.1:{port}/"
+        yield app_url(port, env)
 
 
 def open_page(page, url: str, width: int) -> None:
@@ -194,7 +194,7 @@ def test_every_figure_takes_its_containers_width_with_its_labels_inside(
 
 def test_the_first_refresh_in_chinese_keeps_its_labels_inside(page, monitor_url: str) -> None:
     """Seconds after a submit the ranges are tightest (0-2 s, step 1); Chinese labels differ."""
-    open_page(page, f"{monitor_url}?first", 1280)
+    open_page(page, f"{monitor_url}&first", 1280)
     page.get_by_text("中文", exact=True).click()
     page.get_by_text("6 提交与监控", exact=True).first.click()
     page.wait_for_function(  # the figures redrawn in Chinese

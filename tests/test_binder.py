@@ -3,11 +3,14 @@
 Binder builds the image from ``binder/`` (Python from runtime.txt, then postBuild installs the
 package) and starts ``jupyter server``; the README's badge opens ``urlpath`` on it. Binder itself
 cannot run here, so this checks the files it reads, and serves the repository with the same
-``jupyter server`` and Voila's server extension to load the launch URL in a real browser.
+``jupyter server`` and Voila's server extension to load the launch URL in a real browser, and
+to check the app's access guard there (``rlark_widgets/ui/binder_guard.py``, which ``start``
+enables): the server's token, a loopback or the hub's Host, the hub's Origin.
 """
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import sys
@@ -17,6 +20,9 @@ from pathlib import Path
 
 import pytest
 from servers import free_port, serving
+
+from rlark_widgets.ui.access import LOOPBACK_NAMES, AccessPolicy
+from rlark_widgets.ui.binder_guard import ORIGINS_VARIABLE, binder_policy
 
 REPO = Path(__file__).resolve().parents[1]
 BINDER = REPO / "binder"
@@ -77,3 +83,45 @@ def test_the_launch_url_renders_the_app_under_jupyter_server(page, jupyter_serve
     assert page.locator("link[href*='://']").count() == 0  # no stylesheet from a CDN
     assert page.get_by_role("button", name="Load example").count() == 1
     assert "Traceback" not in page.content()
+
+
+# --- the access guard on Binder's server (rlark_widgets/ui/binder_guard.py) ----------------------
+def _status(
+    url: str, *, host: str | None = None, token: str | None = None, origin: str = ""
+) -> int:
+    """The status of a GET, redirects not followed."""
+    parts = urllib.parse.urlsplit(url)
+    headers = {"Host": host or parts.netloc} | ({"Origin": origin} if origin else {})
+    if token:
+        headers["Authorization"] = f"token {token}"
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+    try:
+        connection.request("GET", f"{parts.path}?{parts.query}", headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.slow
+def test_binder_serves_the_app_only_with_its_token_host_and_origin(jupyter_server) -> None:
+    base, token = jupyter_server
+    app_page = f"{base}{_launch_urlpath()}"
+    static = f"{base}voila/templates/rlark/static/index.css"
+    assert _status(app_page, token=token) == 200 and _status(static, token=token) == 200
+    # Voila's static handler asks for no user of its own: the guard does
+    assert _status(static) == 403 and _status(app_page) in (302, 403)
+    port = urllib.parse.urlsplit(base).port
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.nip.io:{port}"):
+        assert _status(app_page, host=host, token=token) == 403, host
+        assert _status(static, host=host, token=token) == 403, host
+    assert _status(f"{base}api/status", token=token, origin="http://evil.example") == 403
+
+
+def test_binder_serves_the_hubs_public_origin_and_never_any_host() -> None:
+    env = {"JUPYTERHUB_PUBLIC_URL": "https://hub.example.org/", "JUPYTERHUB_HOST": ""}
+    env[ORIGINS_VARIABLE] = "https://other.example.org:8443, "
+    policy = binder_policy(env, 8888)
+    assert policy.host_names == LOOPBACK_NAMES | {"hub.example.org", "other.example.org"}
+    assert "https://hub.example.org:443" in policy.origins
+    assert "https://other.example.org:8443" in policy.origins
+    assert binder_policy({}, 8888) == AccessPolicy.loopback(8888)  # nothing known: loopback only

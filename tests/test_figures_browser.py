@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from servers import free_port, serving, voila_command
+from servers import app_url, free_port, serving, voila_command
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -57,7 +57,7 @@ def voila_url(tmp_path: Path):
     port = free_port()
     argv, env = voila_command(tmp_path / "figures.ipynb", port)
     with serving(argv, port, env=env):
-        yield f"http://127.0.0.1:{port}/"
+        yield app_url(port, env)
 
 
 def test_figures_made_under_load_take_every_update(page, voila_url: str) -> None:

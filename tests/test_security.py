@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import re
-import shlex
 import socket
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from jupyter_server.services.kernels.connection.base import (
     serialize_msg_to_ws_v1,
 )
 from kube_emulator import Cluster, Fault
-from servers import LOOPBACK, free_port, serving
+from servers import LOOPBACK, AppServer, make_app
 from test_kubernetes_backend import NAMESPACE, demo_job, host
 
 from rlark_widgets.backends.base import BackendError
@@ -49,30 +48,9 @@ PAGE_TIMEOUT = 300  # the first page executes the whole app notebook (slow on a 
 
 
 # --- the Voila server, started the way `make app` starts it --------------------------------------
-def make_app_command(port: int) -> list[str]:
-    """The Voila command line of ``make app`` (``make -n`` prints it without running it)."""
-    dry_run = subprocess.run(
-        ["make", "-n", "app", f"PORT={port}"], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout
-    return shlex.split(next(line for line in dry_run.splitlines() if "/voila " in line))
-
-
-class AppServer:
-    def __init__(self, port: int, command: list[str], log: Path) -> None:
-        self.port, self.command, self.log = port, command, log
-
-    @property
-    def url(self) -> str:
-        return f"http://{LOOPBACK}:{self.port}/"
-
-
 @pytest.fixture(scope="module")
 def app_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    folder = tmp_path_factory.mktemp("voila")
-    port = free_port()
-    server = AppServer(port, make_app_command(port), folder / "voila.log")
-    workspace = {"RLARK_WORKSPACE": str(folder / "workspace")}
-    with serving(server.command, port, env=workspace, cwd=REPO, log=server.log):
+    with make_app(tmp_path_factory.mktemp("voila")) as server:
         yield server
 
 
@@ -111,7 +89,7 @@ def non_loopback_addresses() -> set[str]:
 
 @pytest.mark.slow
 def test_make_app_serves_on_loopback_only(app_server: AppServer) -> None:
-    assert "--Voila.ip=127.0.0.1" in app_server.command
+    assert app_server.command[1:4] == ["-m", "rlark_widgets.ui.serve", "notebooks/app.ipynb"]
     assert listening_addresses(app_server.port) == {LOOPBACK}
     for address in non_loopback_addresses():
         with socket.socket() as s:
@@ -196,7 +174,7 @@ def test_the_page_cannot_execute_code_in_the_kernel(
     marker = tmp_path / "executed"
     code = f"open({str(marker)!r}, 'w').write('the page ran code')"
     socket_url = f"ws://{LOOPBACK}:{app_server.port}/api/kernels/{kernel_id}/channels"
-    kernel = KernelSocket(f"{socket_url}?session_id={session}", protocol)
+    kernel = KernelSocket(f"{socket_url}?session_id={session}&token={app_server.token}", protocol)
     try:
         requests = [
             _message("execute_request", session, {"code": code, "silent": False}, channel)

@@ -7,7 +7,6 @@ Output is English or Chinese (``--lang``, default ``$RLARK_LANG``); JSON keys ne
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
 from .. import __version__
@@ -26,6 +25,7 @@ from . import (
 )
 from .config_args import UsageError
 from .site_args import add_site_argument
+from .terminal import Parser, say
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
 COMMANDS = (
@@ -43,7 +43,7 @@ COMMANDS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rlark-migrate",
         description="Move RLinf (Ray) workloads onto RLark (Kubernetes): read an RLinf config "
         "and see its nodes, GPUs and component processes exactly as RLinf will place them.",
@@ -79,10 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except UsageError as exc:
-        parser.print_usage(sys.stderr)
+        say(parser.format_usage(), err=True, end="")
         message = Text("{prog}: error: {message}", prog=parser.prog, message=exc.text)
-        print(message.render(args.lang), file=sys.stderr)
+        say(message.render(args.lang), err=True)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(Text("Interrupted.").render(args.lang), file=sys.stderr)
+        say(Text("Interrupted.").render(args.lang), err=True)
         return EXIT_FAILED

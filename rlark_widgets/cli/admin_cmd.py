@@ -8,6 +8,7 @@ from pathlib import Path
 from ..i18n import Text
 from ..rlark.admin_request import build_admin_request
 from .job_source import add_job_source_arguments, planned_from_source
+from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     text = request.render(args.lang)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(Text("Wrote {file}.", file=args.out).render(args.lang))
+        say(Text("Wrote {file}.", file=args.out).render(args.lang))
     else:
-        print(text, end="")
+        say(text, end="")
     return 0

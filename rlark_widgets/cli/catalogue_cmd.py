@@ -9,6 +9,7 @@ from ..rlark.rules import RULES
 from ..rlark.schema import crd_text
 from .render import table
 from .site_args import site_from_args
+from .terminal import say
 
 #: Rules raised outside the Job rule registry: the importer, the secret scanner, the Kubernetes
 #: and KubeRay preflights (``K8S-*``, ``KRAY-*``) and the KubeRay export and check (``KRAY-*``).
@@ -265,6 +266,11 @@ def catalogue(lang: str = "en") -> list[tuple[str, str, str, str]]:
     return sorted(rows, key=lambda r: (r[0].split("-")[0], r[0]))
 
 
+def run_crd(args: argparse.Namespace) -> int:
+    say(crd_text(site_from_args(args)), end="")
+    return 0
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     crd = commands.add_parser(
         "crd",
@@ -273,7 +279,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "validates against, with the group, version, kind and resource names of the site profile "
         "(--site; the shipped example's otherwise, and it says so).",
     )
-    crd.set_defaults(run=lambda args: print(crd_text(site_from_args(args)), end="") or 0)
+    crd.set_defaults(run=run_crd)
     rules = commands.add_parser(
         "rules",
         help="list the rule catalogue",
@@ -298,5 +304,5 @@ def rules_text(markdown: bool = False, lang: str = "en") -> str:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    print(rules_text(args.markdown, args.lang))
+    say(rules_text(args.markdown, args.lang))
     return 0

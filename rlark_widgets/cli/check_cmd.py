@@ -26,6 +26,7 @@ from .config_args import (
 from .plan_cmd import add_live_arguments, load_inventory_arg, site_json
 from .render import findings_text
 from .site_args import provenance_line, site_from_args
+from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             # ... and what it holds is still scanned: a secret there is a secret
             unread = given_job(None, site=site, document=manifest, text=text).findings
             if unread:
-                print(findings_text(unread, args.lang))
+                say(findings_text(unread, args.lang))
             return 1
         job = None
     report = None
@@ -121,7 +122,7 @@ def _report(args: argparse.Namespace, findings: list[Finding] | None, site: Site
     if findings is None:
         return 1
     if args.json:
-        print(
+        say(
             json.dumps(
                 {
                     "ok": not has_errors(findings),
@@ -132,6 +133,6 @@ def _report(args: argparse.Namespace, findings: list[Finding] | None, site: Site
             )
         )
     else:
-        print(provenance_line(site, args.lang))
-        print(findings_text(findings, args.lang))
+        say(provenance_line(site, args.lang))
+        say(findings_text(findings, args.lang))
     return 1 if has_errors(findings) else 0

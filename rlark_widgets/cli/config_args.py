@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
 from ..i18n import Text, render
@@ -11,6 +10,7 @@ from ..rlark.build import merge_overrides
 from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
+from .terminal import say
 
 
 class UsageError(Exception):
@@ -147,6 +147,6 @@ def print_error(message: Text | str, fix: Text | str, lang: str, path: str = "")
         if path
         else Text("error: {message}", message=message)
     )
-    print(error.render(lang), file=sys.stderr)
+    say(error.render(lang), err=True)
     if fix:
-        print("  " + Text("fix: {fix}", fix=fix).render(lang), file=sys.stderr)
+        say("  " + Text("fix: {fix}", fix=fix).render(lang), err=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..findings import has_errors
@@ -15,6 +14,7 @@ from .config_args import add_config_arguments
 from .kuberay_args import add_kuberay_arguments, export_options
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
+from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,15 +55,15 @@ def run(args: argparse.Namespace) -> int:
         text = redact(dump_yaml(exported.manifest))
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
-            print(
+            say(
                 Text("Wrote {kind} to {path}", kind=options.kind, path=args.output).render(
                     args.lang
                 )
             )
-            print(shown)
+            say(shown)
         else:
-            print(text, end="")
-            print(shown, file=sys.stderr)
+            say(text, end="")
+            say(shown, err=True)
     else:
-        print(shown, file=sys.stderr)
+        say(shown, err=True)
     return 1 if exported.manifest is None or has_errors(findings) else 0

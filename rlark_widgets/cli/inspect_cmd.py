@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from ..findings import has_errors
 from ..rlinf import inspect_config
 from .config_args import add_config_arguments, gpu_layout, load_from_args
 from .render import report_lines, write_lines
 from .stream_json import write_report_json
+from .terminal import say, write
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,11 +36,11 @@ def run(args: argparse.Namespace) -> int:
     config = load_from_args(args)
     if config is None:
         if args.json:
-            print(json.dumps({"ok": False, "error": "config could not be loaded"}))
+            say(json.dumps({"ok": False, "error": "config could not be loaded"}))
         return 1
     report = inspect_config(config, layout)
     if args.json:
-        write_report_json(report, sys.stdout.write)
+        write_report_json(report, write)
     else:
-        write_lines(report_lines(report, args.lang), sys.stdout.write)
+        write_lines(report_lines(report, args.lang), write)
     return 0 if report.ok and not has_errors(report.findings) else 1

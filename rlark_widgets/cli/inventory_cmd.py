@@ -21,6 +21,7 @@ from .config_args import print_error
 from .plan_cmd import site_json
 from .render import findings_text, table
 from .site_args import provenance_line, site_from_args
+from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         )
         Path(args.output).write_text(header + dump_yaml(data), encoding="utf-8")
     if args.json:
-        print(
+        say(
             json.dumps(
                 {
                     "source": inventory.source,
@@ -131,11 +132,11 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    print(provenance_line(site, args.lang))
-    print(Text("Inventory of {source}", source=inventory.source).render(args.lang))
-    print(inventory_table(inventory, args.lang))
+    say(provenance_line(site, args.lang))
+    say(Text("Inventory of {source}", source=inventory.source).render(args.lang))
+    say(inventory_table(inventory, args.lang))
     if findings:
-        print("\n" + findings_text(findings, args.lang))
+        say("\n" + findings_text(findings, args.lang))
     if args.output:
-        print(render(Text("Wrote {file}.", file=args.output), args.lang))
+        say(render(Text("Wrote {file}.", file=args.output), args.lang))
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,8 +33,9 @@ from .config_args import (
 )
 from .kuberay_args import add_kuberay_arguments
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
-from .render import findings_text, terminal_safe
+from .render import findings_text
 from .site_args import provenance_line
+from .terminal import clear_screen, log_text, say
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -202,7 +202,7 @@ def _fail(exc: BackendError, lang: str) -> int:
 
 
 def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
-    print(render(message, lang), flush=flush)
+    say(render(message, lang), flush=flush)
 
 
 def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
@@ -217,7 +217,7 @@ def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
         inventory = backend.inventory() if backend.name != "local" else None
     planned = planned_from_args(args, inventory)
     if planned is not None and planned.job is None:
-        print(findings_text(planned.findings, args.lang))
+        say(findings_text(planned.findings, args.lang))
         return None
     return planned
 
@@ -234,12 +234,12 @@ def run_submit(args: argparse.Namespace) -> int:
     job = planned.job
     if args.namespace:
         job.namespace = args.namespace
-    print(provenance_line(planned.site, lang))
+    say(provenance_line(planned.site, lang))
     try:
         submission = submit_checked(backend, planned)
         shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
-            print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
+            say(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
         errors = [f for f in shown if f.severity is Severity.ERROR]
         cluster_only = [f for f in errors if f not in blocking(errors, backend.name)]
         if cluster_only and submission.result is not None:
@@ -248,11 +248,11 @@ def run_submit(args: argparse.Namespace) -> int:
                 count=len(cluster_only),
                 rules=", ".join(sorted({f.rule_id for f in cluster_only})),
             )
-            print(note.render(lang))
+            say(note.render(lang))
         if submission.result is None:
             count = len(submission.blocking)
             not_submitted = Text("Not submitted: {count} error(s) above.", count=count)
-            print("\n" + not_submitted.render(lang), file=sys.stderr)
+            say("\n" + not_submitted.render(lang), err=True)
             return EXIT_FAILED
         result = submission.result
     except BackendError as exc:
@@ -281,11 +281,11 @@ def run_submit(args: argparse.Namespace) -> int:
             job=job.name,
             command=stop,
         )
-        print("\n" + interrupted.render(lang))
+        say("\n" + interrupted.render(lang))
         return EXIT_FAILED
     except BackendError as exc:
         return _fail(exc, lang)
-    print(outcome.message)
+    say(outcome.message)
     if outcome.reached:
         return EXIT_OK
     return EXIT_TIMEOUT if outcome.timed_out else EXIT_FAILED
@@ -327,7 +327,7 @@ def run_status(args: argparse.Namespace) -> int:
             result = diagnose(snap)
             if args.json:
                 data = snap.to_dict()
-                print(
+                say(
                     json.dumps(
                         {
                             "run": data["run"],
@@ -339,15 +339,15 @@ def run_status(args: argparse.Namespace) -> int:
                     )
                 )
             else:
-                if args.watch and sys.stdout.isatty():
-                    print("\x1b[2J\x1b[H", end="")
+                if args.watch:
+                    clear_screen()
                 lines = summary_lines(snap, desired, result, args.lang)
-                print(terminal_safe("\n".join(lines)))
+                say("\n".join(lines))
             if args.watch:
                 told += [f"» {render(n.text, args.lang)}" for n in notices(previous, snap)]
                 told = told[-NOTICES_SHOWN:]
                 if told and not args.json:
-                    print(terminal_safe("\n".join(told)))
+                    say("\n".join(told))
                 previous = snap
             if not args.watch or snap.settled:
                 return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
@@ -360,7 +360,7 @@ def run_status(args: argparse.Namespace) -> int:
             _say(refreshing, args.lang, flush=True)
             time.sleep(args.interval)
     except KeyboardInterrupt:
-        print("\n" + Text("Stopped watching; the Job keeps running.").render(args.lang))
+        say("\n" + Text("Stopped watching; the Job keeps running.").render(args.lang))
         return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
@@ -388,7 +388,7 @@ def run_list(args: argparse.Namespace) -> int:
     except BackendError as exc:
         return _fail(exc, args.lang)
     if args.json:
-        print(json.dumps([row.to_dict() for row in rows], indent=2))
+        say(json.dumps([row.to_dict() for row in rows], indent=2))
     elif not rows:
         _say(Text("No Jobs on the {backend} backend.", backend=backend.name), args.lang)
     now = time.time()
@@ -453,7 +453,7 @@ def run_logs(args: argparse.Namespace) -> int:
         )
         if args.level:  # levels are read as a person reads the lines: escapes stripped
             text = at_level(clean_log(text), args.level)
-        print(terminal_safe(redact(text)), end="")
+        say(log_text(redact(text)), end="")
     except BackendError as exc:
         return _fail(exc, args.lang)
     return EXIT_OK
@@ -474,7 +474,7 @@ def run_logs_all(args: argparse.Namespace) -> int:
             )
             return EXIT_OK
         for line in search(logs, args.grep, args.worker, args.level):
-            print(line, flush=True)
+            say(str(line), flush=True)
         while args.follow:
             time.sleep(args.interval)
             newer = all_logs(backend, args.name, args.tail)
@@ -483,7 +483,7 @@ def run_logs_all(args: argparse.Namespace) -> int:
                 for worker, text in newer.items()
             }
             for line in search(fresh, args.grep, args.worker, args.level):
-                print(line, flush=True)
+                say(str(line), flush=True)
             logs = newer
     except KeyboardInterrupt:
         return EXIT_OK

@@ -13,6 +13,7 @@ from ..pipeline import PlannedJob
 from .config_args import add_config_arguments, print_error
 from .plan_cmd import add_job_arguments, add_live_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
+from .terminal import say
 
 
 def add_job_source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +32,6 @@ def planned_from_source(args: argparse.Namespace) -> PlannedJob | None:
         return None
     planned = planned_from_args(args, inventory, console=True)
     if planned is not None and planned.job is None:
-        print(findings_text(planned.findings, args.lang))
+        say(findings_text(planned.findings, args.lang))
         return None
     return planned

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from ..backends.base import BackendError
@@ -34,6 +33,7 @@ from .config_args import (
 )
 from .render import findings_text, plan_text
 from .site_args import provenance_line, site_from_args
+from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -269,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
                 print_error(exc_text(exc), "", args.lang)
                 return 1
     if args.json:
-        print(
+        say(
             json.dumps(
                 {
                     "ok": plan.ok and not has_errors(findings),
@@ -289,14 +289,14 @@ def run(args: argparse.Namespace) -> int:
         )
     elif to_stdout:  # `-o -`: the Job YAML alone, for a pipe; the rest goes to stderr
         if job is not None:
-            print(redact(render_job_yaml(job)), end="")
-        print(findings_text(findings, args.lang), file=sys.stderr)
+            say(redact(render_job_yaml(job)), end="")
+        say(findings_text(findings, args.lang), err=True)
     else:
-        print(provenance_line(planned.site, args.lang))
-        print(plan_text(plan, args.lang))
+        say(provenance_line(planned.site, args.lang))
+        say(plan_text(plan, args.lang))
         if job is not None and not args.output:
-            print("\n" + Text("Job YAML").render(args.lang) + "\n" + redact(render_job_yaml(job)))
-        print("\n" + Text("Findings").render(args.lang) + "\n" + findings_text(findings, args.lang))
+            say("\n" + Text("Job YAML").render(args.lang) + "\n" + redact(render_job_yaml(job)))
+        say("\n" + Text("Findings").render(args.lang) + "\n" + findings_text(findings, args.lang))
     return 1 if has_errors(findings) or not plan.ok else 0
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from unicodedata import east_asian_width
 
@@ -284,19 +283,3 @@ def plan_text(plan: Plan, lang: str = "en") -> str:
     for role in plan.roles:
         out += [f"- {role.name}: " + " ".join(render(w, lang) for w in role.why)]
     return "\n".join(out)
-
-
-# CSI (colours, cursor moves, screen clears), OSC (titles, hyperlinks, clipboard writes) and the
-# other escape forms, then any control character but newline and tab.
-_ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
-    r"|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]"
-)
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def terminal_safe(text: str) -> str:
-    """Text from a Worker or the server, made inert for a terminal: escape sequences removed,
-    other control characters shown as ``\\xNN`` (a carriage return could hide a line)."""
-    text = _ESCAPES.sub("", text.replace("\r\n", "\n"))
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

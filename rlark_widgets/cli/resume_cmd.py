@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from ..findings import Severity
 from ..i18n import Text, TextError, render
@@ -12,6 +11,7 @@ from ..resume import LATEST, Resumption, resume, resumed_text
 from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import print_error
 from .render import findings_text
+from .terminal import say
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
@@ -54,36 +54,36 @@ def run_resubmit(args: argparse.Namespace) -> int:
     except TextError as exc:  # a refusal, or the backend failing
         if args.json:
             refused = {"message": render(exc.text, lang), "fix": render(exc.fix_text, lang)}
-            print(json.dumps({"refused": refused}))
+            say(json.dumps({"refused": refused}))
         print_error(exc.text, exc.fix_text, lang)
         return EXIT_FAILED
     if args.json:
-        print(json.dumps(_as_json(done, lang), indent=2))
+        say(json.dumps(_as_json(done, lang), indent=2))
         return EXIT_OK if done.submission.result is not None else EXIT_FAILED
-    print(resumed_text(done).render(lang))
+    say(resumed_text(done).render(lang))
     shown = [f for f in done.submission.findings if f.severity is not Severity.INFO]
     if shown:
-        print(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
+        say(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
     result = done.submission.result
     if result is None:
         count = len(done.submission.blocking)
         not_submitted = Text("Not submitted: {count} error(s) above.", count=count)
-        print("\n" + not_submitted.render(lang), file=sys.stderr)
+        say("\n" + not_submitted.render(lang), err=True)
         return EXIT_FAILED
     if not result.created:  # something else holds the name now: nothing of ours was started
         again = Text(
             "Not submitted again: {name}. {message}", name=result.name, message=result.text
         )
-        print(again.render(lang), file=sys.stderr)
+        say(again.render(lang), err=True)
         return EXIT_FAILED
-    print(Text("Submitted: {name}. {message}", name=result.name, message=result.text).render(lang))
+    say(Text("Submitted: {name}. {message}", name=result.name, message=result.text).render(lang))
     if result.where:
-        print(Text("Where: {where}", where=result.where_text).render(lang))
+        say(Text("Where: {where}", where=result.where_text).render(lang))
     flags = f"--backend {backend.name}" + (
         f" --workspace {args.workspace}" if backend.name == "local" else ""
     )
     command = f"rlark-migrate status {result.name} {flags} --watch"
-    print(Text("Next: {command}", command=command).render(lang))
+    say(Text("Next: {command}", command=command).render(lang))
     return EXIT_OK
 
 

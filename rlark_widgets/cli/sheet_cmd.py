@@ -9,6 +9,7 @@ from ..i18n import Text
 from ..rlark.sheet import build_sheet
 from ..rlark.sheet_render import to_html, to_markdown
 from .job_source import add_job_source_arguments, planned_from_source
+from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     text = to_html(sheet, args.lang) if args.format == "html" else to_markdown(sheet, args.lang)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(Text("Wrote {file}.", file=args.out).render(args.lang))
+        say(Text("Wrote {file}.", file=args.out).render(args.lang))
     else:
-        print(text, end="")
+        say(text, end="")
     return 0

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import IO
 
 from ..i18n import Text
 from ..monitor.diagnosis import diagnose
 from ..monitor.snapshot import FAILED, RUNNING, JobSnapshot
+from .terminal import is_terminal, redraw_line, write
 
 WAIT_TARGETS = ("members", "running", "checkpoint")
 
@@ -44,23 +44,23 @@ def failed(snap: JobSnapshot) -> bool:
 
 
 class ProgressLine:
-    """One line rewritten in place on a terminal; a line every ``every`` seconds elsewhere."""
+    """One line rewritten in place on a terminal; a line every ``every`` seconds elsewhere
+    (``stream``: stderr unless given)."""
 
-    def __init__(self, stream: TextIO = sys.stderr, every: float = 10.0) -> None:
+    def __init__(self, stream: IO[str] | None = None, every: float = 10.0) -> None:
         self.stream, self.every, self.last = stream, every, 0.0
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self.tty = is_terminal(stream, err=True)
 
     def show(self, text: str) -> None:
         if self.tty:
-            self.stream.write("\r\x1b[2K" + text)
-            self.stream.flush()
+            redraw_line(text, self.stream)
         elif time.monotonic() - self.last >= self.every:
-            self.stream.write(text + "\n")
+            write(text + "\n", err=True, stream=self.stream)
             self.last = time.monotonic()
 
     def done(self) -> None:
         if self.tty:
-            self.stream.write("\n")
+            write("\n", err=True, stream=self.stream)
 
 
 def wait_for(

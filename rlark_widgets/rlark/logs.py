@@ -13,11 +13,13 @@ from .secrets import redact
 
 #: The run script's output (on the Header's Worker), next to the Workers' ``role/index`` keys.
 RUN_LOG = "run"
-#: ECMA-48 escape sequences: CSI (colours, cursor), OSC (titles, links; ended by BEL or ST),
-#: and the two-character ones; plus a carriage return that redraws a line (progress bars).
+#: ECMA-48 escape sequences: CSI (colours, cursor), OSC (titles, links; ended by BEL or ST, or
+#: cut off by the tail), DCS/SOS/PM/APC strings, the two-character ones and the 8-bit CSI; plus a
+#: carriage return that redraws a line (progress bars).
 ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC
     r"|\x1b[@-Z\\-_]"  # two-character sequences
     r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
 )

@@ -8,6 +8,7 @@ import yaml
 
 from ..i18n import Text, TextError
 from ..safe_yaml import YamlStructureError, safe_load
+from ..visible_text import has_invisible
 from .job import MAIN_CONTAINER, Job
 from .schema import wrongly_typed
 from .site import SiteProfile
@@ -18,11 +19,24 @@ class JobYamlError(TextError, ValueError):
 
 
 class _JobDumper(yaml.SafeDumper):
-    """Safe dumper that writes multi-line strings (scripts) as ``|`` block scalars."""
+    """Safe dumper that writes multi-line strings (scripts) as ``|`` block scalars, and a string
+    holding an invisible character (:mod:`rlark_widgets.visible_text`) double-quoted with that
+    character escaped: the YAML on a terminal or in a file shows it, and reads back to exactly
+    the value (PyYAML would write a bidi override raw, and NEL in single quotes reads back as a
+    line break)."""
+
+    def write_double_quoted(self, text: str, split: bool = True) -> None:
+        if not has_invisible(text):
+            return super().write_double_quoted(text, split)
+        allow_unicode, self.allow_unicode = self.allow_unicode, False
+        try:
+            return super().write_double_quoted(text, split)
+        finally:
+            self.allow_unicode = allow_unicode
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in data else None
+    style = '"' if has_invisible(data) else "|" if "\n" in data else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 

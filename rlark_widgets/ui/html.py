@@ -1,4 +1,7 @@
-"""Small HTML renderers shared by the views (escaped; no logic beyond presentation)."""
+"""Small HTML renderers shared by the views (no logic beyond presentation).
+
+Every value reaches the page through :func:`esc`, our own tags go around it.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from ..findings import Finding, Severity
 from ..i18n import Text, render
+from ..visible_text import visible
 
 SEVERITY_NAMES = {
     Severity.ERROR: Text("error"),
@@ -44,7 +48,9 @@ CSS = """
 
 
 def esc(value: object) -> str:
-    return html.escape(str(value))
+    """``value`` as HTML text: markup escaped, invisible characters (bidi overrides, zero-width
+    spaces, controls) shown as escapes, as on the terminal."""
+    return html.escape(visible(str(value)))
 
 
 def sentences(parts: Sequence[str], lang: str) -> str:
@@ -91,7 +97,7 @@ def _finding_html(f: Finding, lang: str) -> str:
 def yaml_html(text: str) -> str:
     """Read-only YAML with light highlighting (keys, strings, comments)."""
     lines = []
-    for line in html.escape(text, quote=False).splitlines():
+    for line in esc(text).splitlines():
         line = re.sub(r"^(\s*-?\s*)([\w./-]+)(:)", r"\1<span class='k'>\2</span>\3", line)
         line = re.sub(r"(^|\s)(#.*)$", r"\1<span class='c'>\2</span>", line)
         lines.append(line)
@@ -101,9 +107,7 @@ def yaml_html(text: str) -> str:
 def log_html(text: str) -> str:
     """A log box that stays scrolled to its newest line (a reversed flex column keeps its
     scroll anchored at the bottom as lines arrive), unless the reader scrolled up."""
-    return (
-        f"<div class='rlk'><div class='log'><pre>{html.escape(text, quote=False)}</pre></div></div>"
-    )
+    return f"<div class='rlk'><div class='log'><pre>{esc(text)}</pre></div></div>"
 
 
 def download_link(text: str, filename: str, label: str) -> str:

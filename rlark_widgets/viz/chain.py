@@ -2,7 +2,7 @@
 Ray nodes -> GPUs -> component processes (a Sankey whose widths are process counts).
 
 It is the one diagram the teaching notebooks and the book draw from a real plan, so the names
-on it (ranks, roles, GPUs, components) are the plan's own. Labels and the title are in ``lang``.
+on it (ranks, roles, GPUs, components) are the plan's own, escaped (:func:`.markup.figure_text`). Labels and the title are in ``lang``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from ..i18n import Text
 from ..rlinf import Expansion
+from .markup import figure_text
 from .palette import NEUTRAL, component_colour, role_colour, transparent_layout
 
 COLUMNS = (
@@ -53,7 +54,7 @@ def chain_figure(
     def node(key: tuple[Any, ...], label: Text | str, colour: str = NEUTRAL) -> int:
         if key not in index:
             index[key] = len(labels)
-            labels.append(label.render(lang) if isinstance(label, Text) else label)
+            labels.append(figure_text(label, lang))
             colours.append(colour)
         return index[key]
 

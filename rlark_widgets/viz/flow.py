@@ -1,6 +1,7 @@
 """Components -> node groups -> roles: how RLinf's placement lands on RLark's roles (a Sankey).
 
-Node labels, hover text and the title are in ``lang``; component, group and role names are data.
+Node labels, hover text and the title are in ``lang``; component, group and role names are data, escaped
+(:func:`.markup.figure_text`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import plotly.graph_objects as go
 
 from ..i18n import Text
 from ..rlinf import Expansion
+from .markup import figure_text
 from .palette import (
     FALLBACK_COMPONENT_COLOURS,
     NEUTRAL,
@@ -38,9 +40,9 @@ def flow_figure(expansion: Expansion, roles: list[tuple[str, int]], lang: str = 
     groups = sorted({g for _, g in component_group})
     role_names = [name for name, _ in roles]
     labels = (
-        components
-        + [Text("group: {group}", group=g).render(lang) for g in groups]
-        + [Text("role: {role}", role=r).render(lang) for r in role_names]
+        [figure_text(c) for c in components]
+        + [figure_text(Text("group: {group}", group=g), lang) for g in groups]
+        + [figure_text(Text("role: {role}", role=r), lang) for r in role_names]
     )
     index = {("c", c): i for i, c in enumerate(components)}
     index.update({("g", g): len(components) + i for i, g in enumerate(groups)})

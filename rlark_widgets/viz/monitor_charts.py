@@ -1,6 +1,7 @@
 """Monitor charts: Worker states per role and Ray members over the refresh history, checkpoints.
 
-Titles, axes and legend names are in ``lang``; Worker phases and role names are data.
+Titles, axes and legend names are in ``lang``; Worker phases and role names are data, escaped
+(:func:`.markup.figure_text`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from plotly.subplots import make_subplots
 from ..i18n import Text
 from ..monitor.history import HistoryPoint
 from ..monitor.snapshot import JobSnapshot
+from .markup import figure_text
 from .palette import NEUTRAL, STATE_COLOURS, transparent_layout
 
 WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Stopped", "Unknown")
@@ -34,7 +36,8 @@ def worker_status_figure(
     roles = list(dict.fromkeys(role for point in history for role, _, _ in point.phases)) or [
         Text("(none)").render(lang)
     ]
-    figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=roles)
+    titles = [figure_text(role) for role in roles]
+    figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=titles)
     start = start if start is not None else history[0].time if history else 0.0
     for col, role in enumerate(roles, start=1):
         for state in WORKER_STATES:

@@ -1,7 +1,8 @@
 """What happens inside a run: training curves per scalar, and GPU use per Worker.
 
 Plain data in (:class:`ScalarSeries`, :class:`GpuUse`), ``go.Figure`` out. A chart with nothing
-to draw says why in its title instead of drawing zeros (logical GPUs report no use).
+to draw says why in its title instead of drawing zeros (logical GPUs report no use). Tags, Worker
+and GPU names are data, escaped (:func:`.markup.figure_text`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from plotly.subplots import make_subplots
 from ..i18n import Text
 from ..monitor.gpus import GpuUse
 from ..monitor.scalars import ScalarSeries
+from .markup import figure_text
 from .palette import role_colour, transparent_layout
 
 #: Curves drawn at once: more would make panels too thin to read; the picker chooses.
@@ -51,7 +53,11 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
         )
         return _saying(title, lang)
     figure = make_subplots(
-        rows=len(shown), cols=1, shared_xaxes=True, subplot_titles=shown, vertical_spacing=0.08
+        rows=len(shown),
+        cols=1,
+        shared_xaxes=True,
+        subplot_titles=[figure_text(tag) for tag in shown],
+        vertical_spacing=0.08,
     )
     for row, tag in enumerate(shown, start=1):
         series = scalars[tag]
@@ -59,7 +65,7 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
             go.Scattergl(
                 x=series.steps,
                 y=series.values,
-                name=tag,
+                name=figure_text(tag),
                 mode="lines+markers" if len(series.steps) < 50 else "lines",
                 line=dict(color=role_colour(row - 1)),
                 showlegend=False,
@@ -83,9 +89,11 @@ def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Fi
         return _saying(note or Text("GPU use: no GPU metrics reported"), lang)
     if len(gpus) > GPU_BAR_LIMIT:
         return gpu_heatmap(gpus, lang)
-    labels = [f"{g.worker} · GPU {g.index}" for g in gpus]
+    labels = [f"{figure_text(g.worker)} · GPU {g.index}" for g in gpus]
     memory = [100 * g.memory_used / g.memory_total if g.memory_total else 0.0 for g in gpus]
-    hover = [f"{g.name}<br>{g.memory_used:.0f} / {g.memory_total:.0f} MiB" for g in gpus]
+    hover = [
+        f"{figure_text(g.name)}<br>{g.memory_used:.0f} / {g.memory_total:.0f} MiB" for g in gpus
+    ]
     figure = go.Figure(
         [
             go.Bar(
@@ -137,7 +145,7 @@ def gpu_heatmap(gpus: list[GpuUse], lang: str = "en") -> go.Figure:
         figure.add_trace(
             go.Heatmap(
                 x=indices,
-                y=workers,
+                y=[figure_text(worker) for worker in workers],
                 z=z,
                 name=name,
                 coloraxis="coloraxis",

@@ -4,7 +4,8 @@ Each cell is one local GPU of one Worker and lists the component processes place
 GPUs are visible; robots are marked in a devices column; hover shows process ranks and the
 visible devices. Above ``DETAIL_LIMIT`` nodes the picture aggregates (one row per role with
 GPU-slot utilisation) instead of drawing thousands of labelled cells. Labels, titles and hover
-text are in ``lang``; data (component, role and robot names, ranks) is shown as it is.
+text are in ``lang``; data (component, role and robot names, ranks) is shown as it is, escaped
+for Plotly's markup (:func:`.markup.figure_text`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import plotly.graph_objects as go
 
 from ..i18n import Text, render
 from ..rlinf import Expansion
+from .markup import figure_text
 from .palette import CELL_TEXT, EMPTY, IDLE, STATE_COLOURS, role_colour, transparent_layout
 
 DETAIL_LIMIT = 64  # nodes drawn cell by cell; above this the figure aggregates by role
@@ -88,22 +90,24 @@ def _cell_text(labels: list[str]) -> str:
     counts: dict[str, int] = defaultdict(int)
     for label in labels:
         counts[label.split("#")[0]] += 1
-    return "<br>".join(f"{name}×{n}" if n > 1 else name for name, n in counts.items())
+    return "<br>".join(
+        f"{figure_text(name)}×{n}" if n > 1 else figure_text(name) for name, n in counts.items()
+    )
 
 
 def _row_label(row: NodeRow, lang: str) -> str:
-    role = NO_WORKER.render(lang) if row.role_index < 0 else row.role
+    role = NO_WORKER if row.role_index < 0 else row.role
     if row.state:
-        return Text(
-            "rank {rank} · {role} · {state}", rank=row.rank, role=role, state=row.state
-        ).render(lang)
-    return Text("rank {rank} · {role}", rank=row.rank, role=role).render(lang)
+        return figure_text(
+            Text("rank {rank} · {role} · {state}", rank=row.rank, role=role, state=row.state), lang
+        )
+    return figure_text(Text("rank {rank} · {role}", rank=row.rank, role=role), lang)
 
 
 def _listed(labels: list[str], lang: str) -> list[str]:
-    """At most 12 process labels, then how many more."""
+    """At most 12 process labels (escaped), then how many more."""
     more = [Text("… {count} more", count=len(labels) - 12).render(lang)] if len(labels) > 12 else []
-    return labels[:12] + more
+    return [figure_text(label) for label in labels[:12]] + more
 
 
 def _gpu_cell(row: NodeRow, gpu: int, lang: str) -> tuple[int | None, str, str]:
@@ -133,13 +137,13 @@ def _gpu_cell(row: NodeRow, gpu: int, lang: str) -> tuple[int | None, str, str]:
 def _device_cell(row: NodeRow, lang: str) -> tuple[int | None, str, str]:
     """z, text and hover of the devices column: robots and processes not tied to a GPU."""
     count = len(row.node_processes)
-    extra = row.robots + (
+    robots = [figure_text(robot) for robot in row.robots]
+    extra = robots + (
         [Text("{count} node-level process(es)", count=count).render(lang)] if count else []
     )
-    text = "<br>".join(row.robots) or (
-        Text("{count} proc", count=count).render(lang) if count else ""
-    )
-    shown = "<br>".join(extra + row.node_processes[:12]) or Text("no devices").render(lang)
+    text = "<br>".join(robots) or (Text("{count} proc", count=count).render(lang) if count else "")
+    processes = [figure_text(process) for process in row.node_processes[:12]]
+    shown = "<br>".join(extra + processes) or Text("no devices").render(lang)
     return row.role_index if extra else None, text, f"{_row_label(row, lang)}<br>{shown}"
 
 
@@ -187,7 +191,7 @@ def topology_figure(
                 x=[None],
                 y=[None],
                 mode="markers",
-                name=role,
+                name=figure_text(role),
                 showlegend=True,
                 marker=dict(size=12, symbol="square", color=role_colour(index)),
             )
@@ -255,7 +259,7 @@ def _aggregate_figure(rows: list[NodeRow], title: str, lang: str) -> go.Figure:
     for (_, role), members in sorted(by_role.items()):
         ranks, count = [m.rank for m in members], len(members)
         labels.append(
-            (
+            figure_text(
                 Text("{role} · 1 node (rank {first})", role=role, first=ranks[0])
                 if count == 1
                 else Text(
@@ -264,20 +268,24 @@ def _aggregate_figure(rows: list[NodeRow], title: str, lang: str) -> go.Figure:
                     count=count,
                     first=ranks[0],
                     last=ranks[-1],
-                )
-            ).render(lang)
+                ),
+                lang,
+            )
         )
         used = [sum(1 for m in members if m.cells.get(g)) for g in range(width)]
         z.append([u / count for u in used])
         hover.append(
             [
-                Text(
-                    "{role}: GPU {gpu} used on {used} of {count} nodes",
-                    role=role,
-                    gpu=g,
-                    used=u,
-                    count=count,
-                ).render(lang)
+                figure_text(
+                    Text(
+                        "{role}: GPU {gpu} used on {used} of {count} nodes",
+                        role=role,
+                        gpu=g,
+                        used=u,
+                        count=count,
+                    ),
+                    lang,
+                )
                 for g, u in enumerate(used)
             ]
         )

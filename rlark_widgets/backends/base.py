@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
     from ..rlinf import Expansion, RLinfConfig
 
 #: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
-LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-")
+LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-", "VALUE-")
 
 
 def _image_only(finding: Finding) -> bool:

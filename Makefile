@@ -72,6 +72,8 @@ fuzz: $(STAMP) oracle
 		-q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_oracle_differential.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_shell_injection.py \
+		-q -p no:cacheprovider
 
 oracle: $(ORACLE_STAMP)
 

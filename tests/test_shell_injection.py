@@ -29,8 +29,8 @@ import dataclasses
 import json
 import os
 import shutil
-import sys
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -77,6 +77,8 @@ fuzz: $(STAMP) oracle
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_oracle_differential.py \
 		-q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_app_auth.py -q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_shell_injection.py \
+		-q -p no:cacheprovider
 
 oracle: $(ORACLE_STAMP)
 

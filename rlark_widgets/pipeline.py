@@ -9,11 +9,11 @@ app's Export choice) and ``check`` on KubeRay YAML start from the same :class:`P
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .backends.base import Backend, SubmitResult, blocking
+from .backends.base import NEEDS_YES, Backend, SubmitResult, blocking
 from .findings import Finding
 from .rlark.build import JobSettings, build_job
 from .rlark.check import check_job
@@ -82,7 +82,9 @@ class Submission:
 
     findings: list[Finding]
     blocking: list[Finding]
-    result: SubmitResult | None  # None when ``blocking`` stopped it
+    result: SubmitResult | None  # None when ``blocking`` stopped it, or a yes was not given
+    #: The warnings a yes was asked for and not given (``confirm`` said no).
+    declined: list[Finding] = field(default_factory=list)
 
 
 def inspect(config: RLinfConfig, gpus: GpuLayout) -> ConfigReport:
@@ -271,8 +273,16 @@ def submission_findings(backend: Backend, planned: PlannedJob) -> list[Finding]:
     )
 
 
-def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
+def submit_checked(
+    backend: Backend,
+    planned: PlannedJob,
+    confirm: Callable[[list[Finding]], bool] | None = None,
+) -> Submission:
     """Preflight, then submit once unless an error blocks it on this backend.
+
+    ``confirm`` is asked about the warnings in :data:`~.backends.base.NEEDS_YES` (the local
+    backend running the Job's prepare scripts here) before anything starts; a no submits
+    nothing. None: the caller has asked already (the app, once per Job) or asks nobody.
 
     The blocking rule is :func:`~.backends.base.blocking` over :func:`weighed_findings` and the
     backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
@@ -282,6 +292,9 @@ def submit_checked(backend: Backend, planned: PlannedJob) -> Submission:
     stopping = blocking(findings, backend.name)
     if stopping or planned.job is None:
         return Submission(findings, stopping, None)
+    asking = [f for f in findings if f.rule_id in NEEDS_YES]
+    if asking and confirm is not None and not confirm(asking):
+        return Submission(findings, [], None, asking)
     report = planned.report
     result = backend.submit(
         planned.job,

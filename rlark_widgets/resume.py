@@ -17,10 +17,10 @@ old RayJob or RayCluster is deleted instead (a suspended one keeps its name); it
 from __future__ import annotations
 
 import re
-import shlex
 import time
 from dataclasses import dataclass, replace
 
+from . import shell
 from .backends.base import RESUME_OVERRIDE, Backend, blocking, expectations
 from .i18n import Listing, Text, TextError
 from .monitor.snapshot import CHECKPOINTS, Checkpoint, JobSnapshot
@@ -146,7 +146,7 @@ def with_resume_dir(script: str, path: str) -> tuple[str, Text]:
     ``--config-name``/``--config-path``, after its ``\\`` continuations): Hydra's plain form fails
     on a config without the key and ``+`` on one that has it, ``++`` works on both.
     """
-    value = shlex.quote(path)
+    value = shell.quote(path)
     found = RESUME_OVERRIDE.findall(script)
     if found:
         new = RESUME_OVERRIDE.sub(lambda _: f"runner.resume_dir={value}", script)

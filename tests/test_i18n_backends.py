@@ -63,6 +63,7 @@ LOC_RULES = {
     "LOC-REHEARSAL",
     "LOC-NOT-MODELLED",
     "LOC-HOSTPATH",
+    "LOC-PREPARE-HERE",
 }
 
 
@@ -367,7 +368,8 @@ def test_submit_logs_stop_and_delete_messages_read_in_chinese(
 # --- local backend --------------------------------------------------------------------------------
 def test_every_local_preflight_finding_reads_in_chinese(tmp_path: Path) -> None:
     data = Mount("data", "hostPath", str(tmp_path / "not-here"), "/data")
-    headless = Job("headless", [Role("workers", 2, mounts=[data])])
+    prepare = "source /opt/venv/bin/activate\n"
+    headless = Job("headless", [Role("workers", 2, mounts=[data], prepare_script=prepare)])
     findings = preflight_findings(headless, "192.0.2.1", rehearsal=True)  # not on this machine
     findings.append(memory_finding(Job("big", [Role("h", 1, head=True), Role("w", 199)]), 8192))
     assert {f.rule_id for f in findings} == LOC_RULES

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,9 @@ def pods_by_rank(manifest: dict, job: Job) -> dict[int, list[dict]]:
         env = {e["name"]: e["value"] for e in container.get("env") or []}
         limits = dict((container.get("resources") or {}).get("limits") or {})
         params = group.get("rayStartParams") or {}
-        devices = json.loads(json.loads(params["resources"])) if "resources" in params else {}
+        # bash reads the value as one word (KubeRay pastes it into the command it evals)
+        words = shlex.split(params["resources"]) if "resources" in params else ["{}"]
+        devices = json.loads(words[0])
         pods.append(
             {
                 "head": pod["metadata"]["labels"]["ray.io/node-type"] == "head",
@@ -150,7 +153,7 @@ def test_the_robot_config_with_node_groups_gives_every_rank_its_group_and_its_de
         container = group["template"]["spec"]["containers"][0]
         assert {"name": "RLINF_NODE_RANK", "value": str(rank)} in container["env"]
         assert container["resources"]["limits"] == {"rlinf.io/device-franka": 1}
-        assert group["rayStartParams"]["resources"] == '"{\\"rlinf.io/device-franka\\": 1}"'
+        assert group["rayStartParams"]["resources"] == "'{\"rlinf.io/device-franka\": 1}'"
 
 
 def test_a_rayjob_runs_the_run_script_and_exposes_its_lifetime_fields() -> None:

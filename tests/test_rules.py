@@ -308,6 +308,12 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         task(0, LIMITS),
         "requests 16 GPU(s) per Worker but node(s) gpu-0 have fewer",
     ),
+    "VALUE-NUL": (
+        scenario(role(1, image="registry.example.com/rlinf:v0.3.0\x00")),
+        scenario(role(1, image="registry.example.com/rlinf:v0.3.0")),
+        task(1, IMAGE_FIELD),
+        "holds a NUL byte",
+    ),
     "JOB-IMAGE": (
         # A registry port is not a tag: this image defaults to :latest.
         scenario(role(1, image="registry.example.com:5000/rlinf")),

@@ -25,8 +25,11 @@ from ..rlark.site import SiteProfile
 if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
     from ..rlinf import Expansion, RLinfConfig
 
+#: Warnings a submission asks a yes for before it starts anything (``submit_checked``'s
+#: ``confirm``): the local backend would run the Job's prepare scripts on this machine.
+NEEDS_YES = ("LOC-PREPARE-HERE",)
 #: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
-LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-")
+LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-", "VALUE-")
 
 
 def _image_only(finding: Finding) -> bool:

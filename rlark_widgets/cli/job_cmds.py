@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..backends.all_logs import all_logs, logs_zip
 from ..backends.base import Backend, BackendError, blocking, job_names
-from ..findings import Severity
+from ..findings import Finding, Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
 from ..monitor.job_list import job_row, row_text
@@ -66,6 +67,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     submit.add_argument(
         "--timeout", type=float, default=900.0, help="seconds to wait (default 900)"
+    )
+    submit.add_argument(
+        "--yes",
+        action="store_true",
+        help="local backend, a Job YAML: run its prepare scripts on this machine without asking "
+        "(read them first: they run as you, not in a container)",
     )
     submit.add_argument(
         "--run-timeout",
@@ -222,6 +229,28 @@ def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
     return planned
 
 
+NOT_CONFIRMED = Text(
+    "Not submitted: the local backend would run this Job's prepare scripts on this machine."
+    " Read them (the warning above names the roles), then submit again with --yes."
+)
+
+
+def _asker(lang: str) -> Callable[[list[Finding]], bool]:
+    """Ask on a terminal whether to run the Job's prepare scripts here; elsewhere, say no."""
+
+    def ask(findings: list[Finding]) -> bool:
+        if not sys.stdin.isatty():
+            return False
+        print(findings_text(findings, lang))
+        question = Text("Run these prepare scripts on this machine? [y/N] ").render(lang)
+        try:
+            return input(question).strip().lower() in ("y", "yes", "是")
+        except EOFError:
+            return False
+
+    return ask
+
+
 def run_submit(args: argparse.Namespace) -> int:
     lang = args.lang
     try:
@@ -236,7 +265,8 @@ def run_submit(args: argparse.Namespace) -> int:
         job.namespace = args.namespace
     say(provenance_line(planned.site, lang))
     try:
-        submission = submit_checked(backend, planned)
+        asks = bool(args.job) and not args.yes  # a Job YAML may be someone else's
+        submission = submit_checked(backend, planned, _asker(lang) if asks else None)
         shown = [f for f in submission.findings if f.severity is not Severity.INFO]
         if shown:
             say(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
@@ -249,6 +279,9 @@ def run_submit(args: argparse.Namespace) -> int:
                 rules=", ".join(sorted({f.rule_id for f in cluster_only})),
             )
             say(note.render(lang))
+        if submission.declined:
+            say("\n" + NOT_CONFIRMED.render(lang), err=True)
+            return EXIT_FAILED
         if submission.result is None:
             count = len(submission.blocking)
             not_submitted = Text("Not submitted: {count} error(s) above.", count=count)

@@ -8,9 +8,9 @@ commands behind every monitor panel), built from the Job's namespace, labels and
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
+from .. import shell
 from ..i18n import Text
 
 DASHBOARD_PORT = 8265
@@ -34,7 +34,7 @@ def local_links(dashboard: str | None, tensorboard: str | None, logdir: str | No
     if tensorboard:
         links.append(Link(Text("TensorBoard"), url=tensorboard))
     elif logdir:
-        command = f"tensorboard --logdir {shlex.quote(logdir)} --host 127.0.0.1"
+        command = shell.command("tensorboard", "--logdir", logdir, "--host", "127.0.0.1")
         links.append(Link(Text("TensorBoard (start it with)"), command=command))
     return links
 
@@ -53,18 +53,29 @@ def kube_links(
     """The port-forwards, the API-server proxy URL and the kubectl behind every panel;
     ``job_resource`` is the object's resource (the site profile's Job resource, or KubeRay's
     ``rayjobs.ray.io``) and ``pods`` the label selector of its pods."""
-    ns = f"kubectl -n {shlex.quote(namespace)}"
+
+    def kubectl(*argv: str) -> str:
+        return shell.command("kubectl", "-n", namespace, *argv)
+
     links = [
-        Link(Text("Job (phase, tasks)"), command=f"{ns} get {job_resource} {job} -o yaml"),
-        Link(Text("Workers"), command=f"{ns} get pods -l {pods} -o wide"),
+        Link(Text("Job (phase, tasks)"), command=kubectl("get", job_resource, job, "-o", "yaml")),
+        Link(Text("Workers"), command=kubectl("get", "pods", "-l", pods, "-o", "wide")),
         Link(
             Text("Worker events"),
-            command=f"{ns} get events --field-selector involvedObject.kind=Pod"
-            " --sort-by=.lastTimestamp",
+            command=kubectl(
+                "get",
+                "events",
+                "--field-selector",
+                "involvedObject.kind=Pod",
+                "--sort-by=.lastTimestamp",
+            ),
         ),
     ]
     links += [
-        Link(Text("Log of {worker}", worker=pod), command=f"{ns} logs {pod} -c main --tail=200")
+        Link(
+            Text("Log of {worker}", worker=pod),
+            command=kubectl("logs", pod, "-c", "main", "--tail=200"),
+        )
         for pod in workers
     ]
     if head is None:
@@ -72,9 +83,11 @@ def kube_links(
     links += [
         Link(
             Text("Ray dashboard (then open http://127.0.0.1:{port})", port=DASHBOARD_PORT),
-            command=f"{ns} port-forward pod/{head} {DASHBOARD_PORT}:{DASHBOARD_PORT}",
+            command=kubectl("port-forward", f"pod/{head}", f"{DASHBOARD_PORT}:{DASHBOARD_PORT}"),
         ),
-        Link(Text("Ray members"), command=f"{ns} exec {head} -c main -- ray status"),
+        Link(
+            Text("Ray members"), command=kubectl("exec", head, "-c", "main", "--", "ray", "status")
+        ),
     ]
     if server:
         proxy = f"{server.rstrip('/')}/api/v1/namespaces/{namespace}/pods/{head}:{DASHBOARD_PORT}/proxy/"
@@ -82,18 +95,30 @@ def kube_links(
             Link(Text("Ray dashboard through the API server (needs your token)"), url=proxy)
         )
     if checkpoint_dir:
-        command = f"{ns} exec {head} -c main -- ls -l {shlex.quote(checkpoint_dir)}"
+        command = kubectl("exec", head, "-c", "main", "--", "ls", "-l", checkpoint_dir)
         links.append(Link(Text("Checkpoints"), command=command))
     if tensorboard_dir:
-        start = (
-            f"{ns} exec {head} -c main -- tensorboard --logdir {shlex.quote(tensorboard_dir)}"
-            f" --host 0.0.0.0 --port {TENSORBOARD_PORT}"
+        start = kubectl(
+            "exec",
+            head,
+            "-c",
+            "main",
+            "--",
+            "tensorboard",
+            "--logdir",
+            tensorboard_dir,
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(TENSORBOARD_PORT),
         )
         links += [
             Link(Text("TensorBoard in the head Worker (start it with)"), command=start),
             Link(
                 Text("TensorBoard (then open http://127.0.0.1:{port})", port=TENSORBOARD_PORT),
-                command=f"{ns} port-forward pod/{head} {TENSORBOARD_PORT}:{TENSORBOARD_PORT}",
+                command=kubectl(
+                    "port-forward", f"pod/{head}", f"{TENSORBOARD_PORT}:{TENSORBOARD_PORT}"
+                ),
             ),
         ]
     return links

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from .. import __version__
+from .. import __version__, shell
 from ..contract import (
     CHECKPOINT_DIR_ANNOTATION,
     CONFIG_ANNOTATION,
@@ -155,40 +155,45 @@ def default_run_script(
         []
         if entry
         else [
-            f"# No single RLinf entry script is known for runner.task_type={task_type}: set ENTRY.",
-            f"ENTRY={ENTRY_PLACEHOLDER}.py",
+            shell.comment(
+                f"No single RLinf entry script is known for runner.task_type={task_type}: set ENTRY."
+            ),
+            shell.assign("ENTRY", f"{ENTRY_PLACEHOLDER}.py"),
         ]
     )
-    launch = f"python {entry}" if entry else 'python "$ENTRY"'
-    command = " ".join(
-        [
-            launch,
-            "--config-path",
-            shlex.quote(container_config_dir(plan, rlinf_dir)),
-            "--config-name",
-            shlex.quote(config.name),
-            *map(shlex.quote, overrides),
-        ]
+    launch = ("python", entry) if entry else ('python "$ENTRY"',)
+    command = shell.raw_command(
+        *launch,
+        "--config-path",
+        container_config_dir(plan, rlinf_dir),
+        "--config-name",
+        config.name,
+        *overrides,
     )
-    return "\n".join(
+    members_check = [
+        "import sys, time, ray",
+        'ray.init(address="auto")',
+        f"expected, deadline = {int(num_nodes)}, time.time() + 600",
+        'while len([n for n in ray.nodes() if n["Alive"]]) < expected:',
+        "    if time.time() > deadline:",
+        '        sys.exit(f"fewer than {expected} Ray nodes joined; not starting training")',
+        "    time.sleep(5)",
+    ]
+    return shell.script(
         [
-            "set -euo pipefail",
-            f"cd {shlex.quote(rlinf_dir)}",
-            f"export REPO_PATH={shlex.quote(rlinf_dir)} {launcher.path_variable}="
-            f"{shlex.quote(rlinf_dir + '/' + launcher.directory)}",
-            "# Re-check that every Ray node joined: the platform's check may only warn.",
-            "python - <<'PY'",
-            "import sys, time, ray",
-            'ray.init(address="auto")',
-            f"expected, deadline = {num_nodes}, time.time() + 600",
-            'while len([n for n in ray.nodes() if n["Alive"]]) < expected:',
-            "    if time.time() > deadline:",
-            '        sys.exit(f"fewer than {expected} Ray nodes joined; not starting training")',
-            "    time.sleep(5)",
-            "PY",
+            shell.cd(rlinf_dir),
+            shell.export(
+                {
+                    "REPO_PATH": rlinf_dir,
+                    launcher.path_variable: rlinf_dir + "/" + launcher.directory,
+                }
+            ),
+            shell.comment(
+                "Re-check that every Ray node joined: the platform's check may only warn."
+            ),
+            *shell.heredoc("python -", "PY", members_check),
             *unknown,
             command,
-            "",
         ]
     )
 
@@ -201,8 +206,11 @@ def _job_part(script: str) -> str:
 def prepare_script(settings: JobSettings, interpreter: str | None) -> str:
     """The Job-wide prepare lines, then the role's check that RLinf's interpreter exists."""
     check = (
-        f"test -x {shlex.quote(interpreter)} || {{ echo 'RLinf needs {interpreter} "
-        "(env_configs.python_interpreter_path) on this node' >&2; exit 1; }\n"
+        shell.require_executable(
+            interpreter,
+            f"RLinf needs {interpreter} (env_configs.python_interpreter_path) on this node",
+        )
+        + "\n"
         if interpreter
         else ""
     )

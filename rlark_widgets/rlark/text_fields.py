@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from .. import shell
 from ..contract import DNS_LABEL
 from ..i18n import Text, TextError
 from .job import Mount, MountKind
@@ -98,7 +99,7 @@ def role_field(role: str, field: Text) -> Text:
 def format_mounts(mounts: list[Mount]) -> str:
     """A role's mounts as the editor shows them, one ``NAME KIND SOURCE PATH [ro]`` per line."""
     return "\n".join(
-        shlex.join([m.name, m.kind, m.source, m.mount_path, *(["ro"] if m.read_only else [])])
+        shell.command(m.name, m.kind, m.source, m.mount_path, *(["ro"] if m.read_only else []))
         for m in mounts
     )
 

@@ -24,6 +24,7 @@ from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, U
 from ..backends import open_backend
 from ..backends.all_logs import all_logs
 from ..backends.base import Backend, BackendError, blocking, default_workspace, job_names
+from ..backends.local.preflight import prepare_here_finding
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
@@ -644,8 +645,15 @@ class Session(HasTraits):
         return blocking(self.weighed(), self.backend_name)
 
     def warnings(self) -> list[Finding]:
-        """Warnings a submission to the chosen backend needs a yes for."""
-        return [f for f in self.weighed() if f.severity is Severity.WARNING]
+        """Warnings a submission to the chosen backend needs a yes for; on the local backend
+        also that it runs the Job's prepare scripts here (asked once per Job, like the rest)."""
+        found = [f for f in self.weighed() if f.severity is Severity.WARNING]
+        here = (
+            prepare_here_finding(self.job)
+            if self.backend_name == "local" and self.job is not None
+            else None
+        )
+        return [*found, here] if here is not None else found
 
     def unacknowledged(self) -> list[Finding]:
         return [f for f in self.warnings() if finding_key(f) not in self.acknowledged]

@@ -24,6 +24,7 @@ from typing import Any
 
 from kubernetes import client
 
+from ... import shell
 from ...findings import Finding, has_errors
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot, WorkerSnapshot
@@ -99,7 +100,9 @@ class KubernetesBackend(ClusterBackend):
             "namespace '{namespace}' on {host} ({command})",
             namespace=self.namespace,
             host=self.api.host,
-            command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name}",
+            command=shell.command(
+                "kubectl", "-n", self.namespace, "get", self.api.site.job_resource, name
+            ),
         )
 
     def submit(
@@ -203,7 +206,16 @@ class KubernetesBackend(ClusterBackend):
                 ),
                 Text(
                     "Look at it with `{command}`.",
-                    command=f"kubectl -n {self.namespace} get {self.api.site.job_resource} {name} -o yaml",
+                    command=shell.command(
+                        "kubectl",
+                        "-n",
+                        self.namespace,
+                        "get",
+                        self.api.site.job_resource,
+                        name,
+                        "-o",
+                        "yaml",
+                    ),
                 ),
             ) from None
 
@@ -272,7 +284,7 @@ class KubernetesBackend(ClusterBackend):
                 " remain: list them with `{command}`.",
                 name=name,
                 namespace=self.namespace,
-                command=f"kubectl -n {self.namespace} get pvc",
+                command=shell.command("kubectl", "-n", self.namespace, "get", "pvc"),
             )
         claims = _claims(current)
         self._delete_job(name)

@@ -15,6 +15,7 @@ from typing import Any
 
 from kubernetes import client
 
+from ... import shell
 from ...findings import Finding, Severity, has_errors
 from ...i18n import Text
 from ...monitor.snapshot import JobSnapshot, WorkerSnapshot
@@ -102,7 +103,9 @@ class KubeRayBackend(ClusterBackend):
             "namespace '{namespace}' on {host} ({command})",
             namespace=self.namespace,
             host=self.api.host,
-            command=f"kubectl -n {self.namespace} get {PLURALS[kind]}.{GROUP} {name}",
+            command=shell.command(
+                "kubectl", "-n", self.namespace, "get", f"{PLURALS[kind]}.{GROUP}", name
+            ),
         )
 
     def submit(
@@ -218,7 +221,16 @@ class KubeRayBackend(ClusterBackend):
                 ),
                 Text(
                     "Look at it with `{command}`.",
-                    command=f"kubectl -n {self.namespace} get {PLURALS[kind]}.{GROUP} {name} -o yaml",
+                    command=shell.command(
+                        "kubectl",
+                        "-n",
+                        self.namespace,
+                        "get",
+                        f"{PLURALS[kind]}.{GROUP}",
+                        name,
+                        "-o",
+                        "yaml",
+                    ),
                 ),
             ) from None
 
@@ -324,5 +336,5 @@ class KubeRayBackend(ClusterBackend):
             kind=kind,
             name=name,
             namespace=self.namespace,
-            command=f"kubectl -n {self.namespace} get pvc",
+            command=shell.command("kubectl", "-n", self.namespace, "get", "pvc"),
         )

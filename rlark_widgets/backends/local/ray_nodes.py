@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from contextlib import ExitStack
 from pathlib import Path
 
+from ... import shell
 from ...monitor.snapshot import RayMember
 from ..ray_members import members_from_dashboard
 
@@ -118,14 +119,9 @@ def worker_script(prepare_script: str) -> str:
     ``exec`` keeps ``ray start`` as the Worker's main process (the one whose exit is the
     Worker's exit), as RLark replaces a container's command with its Ray script.
     """
-    prepare = prepare_script.rstrip("\n")
-    return "\n".join(
-        [
-            *([prepare] if prepare.strip() else []),
-            f"echo '{PREPARED_MARK}'",
-            'exec "$@"',
-            "",
-        ]
+    return shell.script(
+        [*shell.user_script(prepare_script), shell.echo(PREPARED_MARK), shell.exec_arguments()],
+        strict=False,
     )
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import shell
 from ...contract import DISTRIBUTION, MANAGED_BY_LABEL, RANK_ENV, RANK_LABEL, RUN_SCRIPT_ANNOTATION
 from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
 from ...findings import Finding, Severity
@@ -121,15 +121,14 @@ def ranks_matter(job: Job, node_groups: bool | None) -> tuple[bool, Text]:
 
 def start_script(prepare: str) -> str:
     """The container's script: the role's prepare script, then KubeRay's own ``ray start``."""
-    lines = ["set -e"]
-    if prepare.strip():
-        lines += [PREPARE_MARK, prepare.rstrip("\n")]
-    return "\n".join([*lines, START_MARK, *START_LINES, ""])
+    body = shell.user_script(prepare)
+    lines = [PREPARE_MARK, *body] if body else []
+    return shell.script(["set -e", *lines, START_MARK, *START_LINES], strict=False)
 
 
 def entrypoint(run_script: str) -> str:
     """The RayJob's entrypoint: the run script (cd, Ray members check, RLinf) under bash."""
-    return f"bash -c {shlex.quote(run_script)}"
+    return shell.command("bash", "-c", run_script)
 
 
 def _limits(role: Role, gpu_resource: str) -> dict[str, int]:
@@ -139,14 +138,14 @@ def _limits(role: Role, gpu_resource: str) -> dict[str, int]:
 
 
 def _start_params(role: Role) -> dict[str, str]:
+    """KubeRay pastes each ``--key=value`` into the shell command it ``eval``s, so every value
+    is one quoted shell word (the resources' JSON names the Job's device resources)."""
     params = {"num-gpus": str(role.gpus)}
     if role.devices:
-        # KubeRay passes the value into a shell: the JSON travels inside double quotes
-        resources = json.dumps(dict(sorted(role.devices.items())))
-        params["resources"] = '"' + resources.replace('"', '\\"') + '"'
+        params["resources"] = json.dumps(dict(sorted(role.devices.items())))
     if role.head:
         params["dashboard-host"] = "0.0.0.0"
-    return params
+    return {key: shell.quote(value) for key, value in params.items()}
 
 
 class _Builder:

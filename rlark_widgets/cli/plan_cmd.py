@@ -32,6 +32,7 @@ from .config_args import (
     load_from_args,
     print_error,
 )
+from .output_args import add_force_argument, command_inputs
 from .render import findings_text, plan_text
 from .site_args import provenance_line, site_from_args
 
@@ -52,6 +53,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "-o", "--output", metavar="JOB.yaml", help="write the Job YAML here ('-': to stdout)"
     )
     parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
+    add_force_argument(parser)
     parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")
     parser.set_defaults(run=run)
 
@@ -256,17 +258,17 @@ def run(args: argparse.Namespace) -> int:
     if job is not None:
         if args.output and not to_stdout:
             try:
-                write_output(args.output, redact(render_job_yaml(job)))
+                write_output(args.output, redact(render_job_yaml(job)), inputs=command_inputs(args))
             except OutputError as exc:
                 print_error(exc.text, exc.fix_text, args.lang, path=args.output)
                 return 1
         if args.record:
             try:
                 build_record(plan, job, findings, planned.facts, site=planned.site).write(
-                    args.record
+                    args.record, force=args.force, inputs=command_inputs(args)
                 )
             except RecordError as exc:
-                print_error(exc_text(exc), "", args.lang)
+                print_error(exc.text, exc.fix_text, args.lang)
                 return 1
     if args.json:
         print(

@@ -35,9 +35,7 @@ def _canary(base: Path) -> Path:
 
 
 def _alive(canary: Path) -> bool:
-    return all(
-        (canary / name).read_text() == "keep me" for name in ("keep.txt", "inner/keep.txt")
-    )
+    return all((canary / name).read_text() == "keep me" for name in ("keep.txt", "inner/keep.txt"))
 
 
 # How a state file may name the canary: relative with '..', absolute, through a symlink.

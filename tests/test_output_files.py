@@ -150,9 +150,7 @@ def test_a_failed_write_leaves_the_old_file_whole(old: bytes, new: str, through_
             write_output(named, new)
         assert "cannot be written" in str(raised.value)
         assert target.read_bytes() == old
-        assert sorted(p.name for p in Path(folder).iterdir()) == sorted(
-            {"job.yaml", named.name}
-        )
+        assert sorted(p.name for p in Path(folder).iterdir()) == sorted({"job.yaml", named.name})
 
 
 def test_a_device_is_written_in_place_not_replaced(tmp_path: Path) -> None:
@@ -191,7 +189,9 @@ def test_a_record_is_not_written_over_an_earlier_one_without_force(
     assert earlier.read_bytes() != b"earlier\n"
 
 
-def test_record_force_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_record_force_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = example_configs()["local_rehearsal_2node"]
     out = tmp_path / "rec"
     out.mkdir()

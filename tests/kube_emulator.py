@@ -49,6 +49,8 @@ RESOURCES = {
     "v1/events": ("Event", True),
     "v1/nodes": ("Node", False),
     "v1/persistentvolumeclaims": ("PersistentVolumeClaim", True),
+    "v1/services": ("Service", True),  # someone else's objects, which delete must leave alone
+    "v1/configmaps": ("ConfigMap", True),
     "storage.k8s.io/v1/storageclasses": ("StorageClass", False),
     "authorization.k8s.io/v1/selfsubjectaccessreviews": ("SelfSubjectAccessReview", False),
 }
@@ -755,11 +757,22 @@ class Cluster:
         return name
 
     def claims(self, name: str) -> list[str]:
-        """The PVCs RLark creates from the Job's spec.storage."""
+        """The PVCs RLark creates from the Job's spec.storage (those with a StorageClass; an
+        entry without one names an existing claim), owned by the Job as its pods are."""
         claims = []
-        for entry in self.job(name)["spec"].get("storage") or []:
+        job = self.job(name)
+        owner = {
+            "apiVersion": "rlark.io/v1alpha1",
+            "kind": "Job",
+            "name": name,
+            "uid": job["metadata"]["uid"],
+            "controller": True,
+        }
+        for entry in job["spec"].get("storage") or []:
+            if not entry.get("storageClassName"):
+                continue
             pvc = {
-                "metadata": {"name": entry["claimName"]},
+                "metadata": {"name": entry["claimName"], "ownerReferences": [owner]},
                 "spec": {"storageClassName": entry["storageClassName"]},
             }
             self.core.create_namespaced_persistent_volume_claim(

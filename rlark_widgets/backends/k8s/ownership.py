@@ -1,0 +1,93 @@
+"""What this tool created on a cluster, and the one predicate ``stop`` and ``delete`` use.
+
+``delete`` removed the PVC named by a Job's claim even when that claim existed before the Job
+and belonged to someone else, and it deleted any Job or RayJob of the given name, whoever made
+it. Now every object this tool creates carries Kubernetes' recommended managed-by label
+(:func:`mark`; ``list`` already found the KubeRay objects by it), and ``stop``/``delete`` act
+on an object only when :func:`made_by_us` holds. A PVC is deleted only when Kubernetes itself
+records that the Job owns it (:func:`owned_by`: an ownerReference carrying the Job's uid, as
+the controller that creates it from ``spec.storage`` sets): an existing claim mounted by name,
+or a PVC of the same name made by anyone else, has no such reference and stays. ``submit``
+says which existing claims a Job mounts and that they stay (:func:`existing_claims_note`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...contract import DISTRIBUTION, MANAGED_BY_LABEL
+from ...i18n import Text
+from ...rlark.job import Job
+from ..base import BackendError
+
+
+def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = obj.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def mark(manifest: dict[str, Any]) -> dict[str, Any]:
+    """``manifest`` with the managed-by label this tool puts on every object it creates."""
+    metadata = manifest.setdefault("metadata", {})
+    metadata["labels"] = {**(metadata.get("labels") or {}), MANAGED_BY_LABEL: DISTRIBUTION}
+    return manifest
+
+
+def without_mark(labels: Mapping[str, str]) -> dict[str, str]:
+    """The labels the user wrote: an object read back loses the mark :func:`mark` added."""
+    return {k: v for k, v in labels.items() if (k, v) != (MANAGED_BY_LABEL, DISTRIBUTION)}
+
+
+def made_by_us(obj: Mapping[str, Any]) -> bool:
+    """Whether this tool created ``obj`` (it carries the managed-by label with our name)."""
+    labels = _metadata(obj).get("labels")
+    return isinstance(labels, Mapping) and labels.get(MANAGED_BY_LABEL) == DISTRIBUTION
+
+
+def owned_by(obj: Mapping[str, Any], owner: Mapping[str, Any]) -> bool:
+    """Whether Kubernetes records ``owner`` (by its uid) as an owner of ``obj``."""
+    uid = _metadata(owner).get("uid")
+    references = _metadata(obj).get("ownerReferences")
+    if not uid or not isinstance(references, list):
+        return False
+    return any(isinstance(r, Mapping) and r.get("uid") == uid for r in references)
+
+
+def not_made_by_us(kind: str, name: str, namespace: str, command: str) -> BackendError:
+    """The refusal to stop or delete an object this tool did not create."""
+    return BackendError(
+        Text(
+            "{kind} '{name}' in namespace '{namespace}' was not created by rlark-widgets (it has"
+            " no {label}={value} label), so it is neither stopped nor deleted.",
+            kind=kind,
+            name=name,
+            namespace=namespace,
+            label=MANAGED_BY_LABEL,
+            value=DISTRIBUTION,
+        ),
+        Text("If it is yours and should go, delete it yourself: `{command}`.", command=command),
+    )
+
+
+def existing_claims(job: Job) -> list[str]:
+    """The PVCs ``job`` mounts by name without a StorageClass: they exist already, not its own."""
+    found = {
+        mount.claim
+        for role in job.roles
+        for mount in role.mounts
+        if mount.kind == "storage" and not mount.source and mount.claim
+    }
+    return sorted(found)
+
+
+def existing_claims_note(job: Job) -> Text | None:
+    """What ``submit`` says about the existing claims the Job mounts; None when it mounts none."""
+    claims = existing_claims(job)
+    if not claims:
+        return None
+    return Text(
+        "It mounts the existing claim(s) {claims}: they are not the Job's and stay when it is"
+        " deleted.",
+        claims=", ".join(claims),
+    )

@@ -252,8 +252,13 @@ def build_plan(
     }
 
 
-def _both(container: str, mounts: MountMap) -> dict[str, str]:
-    return {"container": container, "local": str(mounts.local(container))}
+def _both(container: str, mounts: MountMap) -> dict[str, str | None]:
+    """A path as the container and this machine name it, and the read-only mount it is on."""
+    return {
+        "container": container,
+        "local": str(mounts.local(container)),
+        "read_only_mount": mounts.read_only_mount(container),
+    }
 
 
 def _lookup(config: Mapping[str, Any] | None, path: str) -> Any:

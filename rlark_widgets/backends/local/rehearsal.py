@@ -80,14 +80,14 @@ class Rehearsal:
     def writable(self, key: str) -> Path:
         """The local path of ``key`` to write; a path on a readOnly mount fails here as a Pod's
         write fails there (EROFS), before anything is written."""
-        given = self.plan["paths"][key]
+        given = self.plan["paths"].get(key) or {}
         mount = given.get("read_only_mount")
         if mount:
             raise RehearsalFailure(
                 Text(
                     "cannot write {path}: Read-only file system. It is on the mount {mount}, which"
                     " is readOnly: true, and a Pod's write there fails the same way.",
-                    path=given["container"],
+                    path=given.get("container") or given["local"],
                     mount=mount,
                 )
             )
@@ -98,7 +98,8 @@ class Rehearsal:
 
         say("REHEARSAL, NOT TRAINING: checks the planned layout on real Ray nodes.")
         for key in WRITTEN:
-            self.writable(key)
+            if key in self.paths:
+                self.writable(key)
         first = self.first_step()
         address = os.environ.get(RAY_ADDRESS_ENV, "")
         try:

@@ -14,10 +14,12 @@ import os.path
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_local_backend import ONE_NODE, planned
 
+from rlark_widgets.backends.base import BackendError
 from rlark_widgets.backends.local.backend import LocalBackend, _clear_run
 from rlark_widgets.backends.local.layout import JobDir
 from rlark_widgets.backends.local.removal import inside, ray_temp_root, remove_within
@@ -34,8 +36,18 @@ def _canary(base: Path) -> Path:
     return canary
 
 
-def _alive(canary: Path) -> bool:
-    return all((canary / name).read_text() == "keep me" for name in ("keep.txt", "inner/keep.txt"))
+def _snapshot(folder: Path) -> list[tuple[str, str]]:
+    """Every entry under ``folder`` and what it holds (links as their targets, not followed)."""
+    entries = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            held = f"-> {os.readlink(path)}"
+        elif path.is_file():
+            held = path.read_text()
+        else:
+            held = "(directory)"
+        entries.append((str(path.relative_to(folder)), held))
+    return entries
 
 
 # How a state file may name the canary: relative with '..', absolute, through a symlink.
@@ -54,6 +66,7 @@ def _temp_root(workspace: Path, canary: Path, form: str) -> str:
 TEMP_FORMS = ("absolute", "dotdot", "inner", "through-link", "link")
 RUN_IDS = st.one_of(
     st.just("../../canary"),
+    st.just("../../../canary"),
     st.just("/" + "a" * 31),
     st.text(alphabet="0123456789abcdef./", min_size=0, max_size=40),
 )
@@ -91,12 +104,22 @@ def test_no_state_file_makes_delete_remove_anything_outside(
                 where.file(name).symlink_to(canary / ("keep.txt" if "." in name else "inner"))
         spec["run_id"] = run_id
         (where.root / "spec.json").write_text(json.dumps(spec))
-        if clear_instead:
-            _clear_run(where, workspace)
+        before = _snapshot(canary)
+
+        def act() -> None:
+            if clear_instead:
+                with where.lock():  # as submit does
+                    _clear_run(where, workspace)
+            else:
+                LocalBackend(workspace).delete(JOB.name)
+                assert not where.root.exists() and not where.root.is_symlink()
+
+        if job_dir_is_a_link:
+            with pytest.raises(BackendError, match="is a symbolic link"):
+                act()
         else:
-            LocalBackend(workspace).delete(JOB.name)
-            assert not where.root.exists() and not where.root.is_symlink()
-        assert _alive(canary)
+            act()
+        assert _snapshot(canary) == before  # nothing removed, moved or written there
         assert sorted(p.name for p in base.iterdir()) == ["canary", "ws"]
 
 

@@ -28,9 +28,10 @@ def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def mark(manifest: dict[str, Any]) -> dict[str, Any]:
-    """``manifest`` with the managed-by label this tool puts on every object it creates."""
+    """``manifest`` with the managed-by label this tool puts on every object it creates; a
+    managed-by label the user wrote is kept (that object is then theirs to stop and delete)."""
     metadata = manifest.setdefault("metadata", {})
-    metadata["labels"] = {**(metadata.get("labels") or {}), MANAGED_BY_LABEL: DISTRIBUTION}
+    metadata["labels"] = {MANAGED_BY_LABEL: DISTRIBUTION, **(metadata.get("labels") or {})}
     return manifest
 
 

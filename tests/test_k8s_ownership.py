@@ -149,7 +149,11 @@ def test_a_job_read_back_keeps_only_the_labels_the_user_wrote(kube: Cluster) -> 
 
 def test_a_raycluster_someone_else_created_is_neither_stopped_nor_deleted(kuberay: Any) -> None:
     backend = kuberay.backend(options=ExportOptions(kind="RayCluster"))
-    assert backend.submit(demo_job("solo")).created
+    solo = demo_job("solo")
+    for role in solo.roles:
+        role.mounts = [Mount("output", "storage", "", "/mnt/output", claim=EXISTING)]
+    result = backend.submit(solo)
+    assert result.created and f"existing claim(s) {EXISTING}" in result.message
     foreign = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "theirs"}}
     foreign["spec"] = kuberay.object("RayCluster", "solo")["spec"]
     kuberay.custom.create_namespaced_custom_object(

@@ -9,9 +9,11 @@ would) must leave the previous file as it was, with no temporary file beside it.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import os
+import re
 import resource
 import signal
 import tempfile
@@ -23,6 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rlark_widgets.cli import main
+from rlark_widgets.cli.output_args import OUTPUT_OPTIONS
 from rlark_widgets.examples import example_configs
 from rlark_widgets.output_files import OutputError, write_output
 from rlark_widgets.rlark.record import RecordError, RunRecord
@@ -202,3 +205,30 @@ def test_record_force_on_the_command_line(
     assert (out / "README.md").read_text() == "mine\n"
     main(["plan", str(config), "--record", str(out), "--force"])
     assert (out / "README.md").read_text() != "mine\n"
+
+
+def _output_actions() -> set[tuple[str, str]]:
+    """(command, option) of every argument whose help says it writes a file."""
+    from rlark_widgets.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    found = set()
+    for name, sub in commands.choices.items():
+        for action in sub._actions:
+            if re.match(r"(write|export) ", action.help or "") and action.option_strings:
+                found.add((name, action.dest))
+    return found
+
+
+def test_every_output_option_is_checked_and_tested() -> None:
+    """An output option added to any command must be in OUTPUT_OPTIONS and in COMMANDS above."""
+    found = _output_actions()
+    assert {dest for _, dest in found} <= set(OUTPUT_OPTIONS)
+    tested = {
+        (argv[0], dest)
+        for argv, _ in COMMANDS.values()
+        for dest in OUTPUT_OPTIONS
+        if OUTPUT_OPTIONS[dest] in argv or f"--{dest}" in argv
+    }
+    assert found <= tested, found - tested

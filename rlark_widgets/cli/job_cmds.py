@@ -184,7 +184,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "every Worker's log tail (secrets redacted) to a directory or .zip.",
     )
     _name_and_backend(record)
-    record.add_argument("-o", "--output", required=True, metavar="DIR|FILE.zip")
+    record.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR|FILE.zip",
+        help="write the record to this directory or .zip",
+    )
     add_force_argument(record)
     record.set_defaults(run=run_record)
 

@@ -35,6 +35,7 @@ import aiohttp.web
 import kmock
 import pytest
 from kubernetes import client
+from kubernetes.client.exceptions import ApiException
 
 from rlark_widgets.backends.k8s.api import RetryPolicy
 from rlark_widgets.backends.kube.backend import KubernetesBackend
@@ -756,9 +757,10 @@ class Cluster:
             self.core.delete_namespaced_pod(name, NAMESPACE, _preload_content=False)
         return name
 
-    def claims(self, name: str) -> list[str]:
+    def claims(self, name: str, owned: bool = False) -> list[str]:
         """The PVCs RLark creates from the Job's spec.storage (those with a StorageClass; an
-        entry without one names an existing claim), owned by the Job as its pods are."""
+        entry without one names an existing claim); ``owned``: with the Job as their owner. A
+        name someone's PVC already holds is not created (409) and not returned."""
         claims = []
         job = self.job(name)
         owner = {
@@ -766,18 +768,22 @@ class Cluster:
             "kind": "Job",
             "name": name,
             "uid": job["metadata"]["uid"],
-            "controller": True,
         }
         for entry in job["spec"].get("storage") or []:
             if not entry.get("storageClassName"):
                 continue
-            pvc = {
-                "metadata": {"name": entry["claimName"], "ownerReferences": [owner]},
-                "spec": {"storageClassName": entry["storageClassName"]},
-            }
-            self.core.create_namespaced_persistent_volume_claim(
-                NAMESPACE, pvc, _preload_content=False
-            )
+            metadata: dict[str, Any] = {"name": entry["claimName"]}
+            if owned:
+                metadata["ownerReferences"] = [owner]
+            pvc = {"metadata": metadata, "spec": {"storageClassName": entry["storageClassName"]}}
+            try:
+                self.core.create_namespaced_persistent_volume_claim(
+                    NAMESPACE, pvc, _preload_content=False
+                )
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+                continue
             claims.append(entry["claimName"])
         return claims
 

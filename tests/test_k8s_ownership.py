@@ -80,21 +80,33 @@ FOREIGN = st.lists(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
     max_examples=max(1, settings().max_examples // 5),
 )
-@given(foreign=FOREIGN, existing_first=st.booleans())
+@given(
+    foreign=FOREIGN,
+    existing_first=st.booleans(),
+    name_taken_first=st.booleans(),
+    owned=st.booleans(),
+)
 def test_delete_removes_the_jobs_own_pvcs_and_nothing_of_anyone_else(
-    kube: Cluster, foreign: list[tuple[str, str, str]], existing_first: bool
+    kube: Cluster,
+    foreign: list[tuple[str, str, str]],
+    existing_first: bool,
+    name_taken_first: bool,
+    owned: bool,
 ) -> None:
     name = f"own-{next(NAMES)}"  # a fresh Job per example in the one emulated cluster
+    theirs = []
     if existing_first:
         _create(kube, "persistentvolumeclaims", EXISTING, {}, [])
+    if name_taken_first:  # someone's PVC holds the name RLark would give the Job's storage
+        assert _create(kube, "persistentvolumeclaims", f"{name}-output", {}, [])
+        theirs.append(("persistentvolumeclaims", f"{name}-output"))
     backend = kube.backend()
     result = backend.submit(_job(name))
     assert result.created
     assert f"existing claim(s) {EXISTING}" in result.message and "stay" in result.message
     job_uid = kube.job(name)["metadata"]["uid"]
     assert kube.job(name)["metadata"]["labels"][MANAGED_BY_LABEL] == DISTRIBUTION
-    (own,) = kube.claims(name)
-    theirs = []
+    own = kube.claims(name, owned=owned)  # none when the name was taken
     for kind, pattern, mark in foreign:
         labels = {
             "none": {},
@@ -113,13 +125,17 @@ def test_delete_removes_the_jobs_own_pvcs_and_nothing_of_anyone_else(
         if _create(kube, kind, object_name, labels, owners):
             theirs.append((kind, object_name))
     message = str(backend.delete(name))
-    assert message.startswith(f"Deleted Job '{name}' and its storage ({own})")
-    assert not kube.exists("jobs", name) and not kube.exists("persistentvolumeclaims", own)
+    if own:
+        assert message.startswith(f"Deleted Job '{name}' and its storage ({own[0]})")
+        assert not kube.exists("persistentvolumeclaims", own[0])
+    else:
+        assert message.startswith(f"Deleted Job '{name}' in namespace")
+        assert f"{name}-output" in message and "stay" in message
+    assert not kube.exists("jobs", name)
     for kind, object_name in theirs:
         assert kube.exists(kind, object_name), (kind, object_name)
-    if kube.exists("persistentvolumeclaims", EXISTING):
-        assert f"{EXISTING} were not created for this Job and stay" in message
-    assert job_uid  # the Job's own PVC was recognised by this uid, no other
+    assert f"{EXISTING}" in message and "were not created for this Job and stay" in message
+    assert job_uid
 
 
 def test_a_job_someone_else_created_is_neither_stopped_nor_deleted(kube: Cluster) -> None:

@@ -4,16 +4,18 @@
 and belonged to someone else, and it deleted any Job or RayJob of the given name, whoever made
 it. Now every object this tool creates carries Kubernetes' recommended managed-by label
 (:func:`mark`; ``list`` already found the KubeRay objects by it), and ``stop``/``delete`` act
-on an object only when :func:`made_by_us` holds. A PVC is deleted only when Kubernetes itself
-records that the Job owns it (:func:`owned_by`: an ownerReference carrying the Job's uid, as
-the controller that creates it from ``spec.storage`` sets): an existing claim mounted by name,
-or a PVC of the same name made by anyone else, has no such reference and stays. ``submit``
+on an object only when :func:`made_by_us` holds. A PVC is deleted only when it was made for the
+Job (:func:`made_for`): Kubernetes records the Job's uid among its owners, or it has the
+StorageClass of the Job's ``spec.storage`` entry and was created no earlier than the Job (RLark
+creates it from that entry when the Job is created). An existing claim mounted by name, or a
+PVC of the same name someone made before the Job, stays. ``submit``
 says which existing claims a Job mounts and that they stay (:func:`existing_claims_note`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from ...contract import DISTRIBUTION, MANAGED_BY_LABEL
@@ -53,6 +55,29 @@ def owned_by(obj: Mapping[str, Any], owner: Mapping[str, Any]) -> bool:
     if not uid or not isinstance(references, list):
         return False
     return any(isinstance(r, Mapping) and r.get("uid") == uid for r in references)
+
+
+def _created(obj: Mapping[str, Any]) -> datetime | None:
+    stamp = _metadata(obj).get("creationTimestamp")
+    try:
+        return datetime.fromisoformat(str(stamp)) if stamp else None
+    except ValueError:
+        return None
+
+
+def made_for(pvc: Mapping[str, Any], job: Mapping[str, Any], storage_class: str) -> bool:
+    """Whether ``pvc`` was made for ``job`` from a ``spec.storage`` entry of ``storage_class``:
+    owned by the Job, or of that class and created no earlier than the Job (the API server's
+    timestamps; a claim that existed before the Job is someone else's)."""
+    if owned_by(pvc, job):
+        return True
+    spec = pvc.get("spec")
+    if not storage_class or not isinstance(spec, Mapping):
+        return False
+    if spec.get("storageClassName") != storage_class:
+        return False
+    made, started = _created(pvc), _created(job)
+    return made is not None and started is not None and made >= started
 
 
 def not_made_by_us(kind: str, name: str, namespace: str, command: str) -> BackendError:

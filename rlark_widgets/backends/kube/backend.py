@@ -10,9 +10,10 @@ What each operation means (the README repeats it):
   ``spec.storage`` (checkpoints, logs) and the local run record stay. RLark has no pause, and a
   new submission does not resume: resuming needs ``runner.resume_dir`` set to a persisted
   ``global_step_N``.
-- ``delete`` does what ``stop`` does and also deletes those PVCs: only those Kubernetes records
-  as owned by the Job (its uid in their ownerReferences). An existing claim the Job mounts, or a
-  PVC of the same name made by someone else, stays. If the StorageClass's reclaimPolicy is
+- ``delete`` does what ``stop`` does and also deletes those PVCs: only those made for the Job
+  (``k8s/ownership.made_for``: the Job's uid among their owners, or the entry's StorageClass and
+  created no earlier than the Job). An existing claim the Job mounts, or a PVC of the same name
+  someone made before the Job, stays. If the StorageClass's reclaimPolicy is
   Delete, the data behind the deleted ones goes too.
 - ``stop`` and ``delete`` act only on a Job this tool created (``k8s/ownership.py``).
 - The backend works in one namespace: the chosen one, else the kubeconfig context's, else
@@ -42,9 +43,9 @@ from ..k8s.ownership import (
     existing_claims,
     existing_claims_note,
     made_by_us,
+    made_for,
     mark,
     not_made_by_us,
-    owned_by,
     without_mark,
 )
 from ..k8s.pods import read_worker_log
@@ -67,10 +68,12 @@ def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return written
 
 
-def _claims(job: Mapping[str, Any]) -> list[str]:
-    """The claims named in the Job's spec.storage (RLark's own, and existing ones)."""
+def _claims(job: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(claim, StorageClass) of each entry of the Job's spec.storage."""
     storage = (job.get("spec") or {}).get("storage") or []
-    return [entry["claimName"] for entry in storage if entry.get("claimName")]
+    return [
+        (e["claimName"], e.get("storageClassName") or "") for e in storage if e.get("claimName")
+    ]
 
 
 class KubernetesBackend(ClusterBackend):
@@ -337,7 +340,7 @@ class KubernetesBackend(ClusterBackend):
         a claim with no PVC yet is neither."""
         own: list[str] = []
         kept: list[str] = []
-        for claim in _claims(current):
+        for claim, storage_class in _claims(current):
             try:
                 pvc = self.api.call(
                     Action("get", "persistentvolumeclaims", self.namespace, claim),
@@ -349,7 +352,8 @@ class KubernetesBackend(ClusterBackend):
                 if exc.status != 404:
                     raise
                 continue
-            (own if isinstance(pvc, Mapping) and owned_by(pvc, current) else kept).append(claim)
+            ours = isinstance(pvc, Mapping) and made_for(pvc, current, storage_class)
+            (own if ours else kept).append(claim)
         return own, kept
 
     def _delete_job(self, name: str) -> bool:

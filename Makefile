@@ -79,6 +79,9 @@ fuzz: $(STAMP) oracle
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_app_auth.py -q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_shell_injection.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_output_files.py \
+		tests/test_local_removal.py tests/test_k8s_ownership.py tests/test_mount_rules.py \
+		-q -p no:cacheprovider
 
 oracle: $(ORACLE_STAMP)
 

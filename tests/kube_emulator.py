@@ -35,6 +35,7 @@ import aiohttp.web
 import kmock
 import pytest
 from kubernetes import client
+from kubernetes.client.exceptions import ApiException
 
 from rlark_widgets.backends.k8s.api import RetryPolicy
 from rlark_widgets.backends.kube.backend import KubernetesBackend
@@ -49,6 +50,8 @@ RESOURCES = {
     "v1/events": ("Event", True),
     "v1/nodes": ("Node", False),
     "v1/persistentvolumeclaims": ("PersistentVolumeClaim", True),
+    "v1/services": ("Service", True),  # someone else's objects, which delete must leave alone
+    "v1/configmaps": ("ConfigMap", True),
     "storage.k8s.io/v1/storageclasses": ("StorageClass", False),
     "authorization.k8s.io/v1/selfsubjectaccessreviews": ("SelfSubjectAccessReview", False),
 }
@@ -754,17 +757,33 @@ class Cluster:
             self.core.delete_namespaced_pod(name, NAMESPACE, _preload_content=False)
         return name
 
-    def claims(self, name: str) -> list[str]:
-        """The PVCs RLark creates from the Job's spec.storage."""
+    def claims(self, name: str, owned: bool = False) -> list[str]:
+        """The PVCs RLark creates from the Job's spec.storage (those with a StorageClass; an
+        entry without one names an existing claim); ``owned``: with the Job as their owner. A
+        name someone's PVC already holds is not created (409) and not returned."""
         claims = []
-        for entry in self.job(name)["spec"].get("storage") or []:
-            pvc = {
-                "metadata": {"name": entry["claimName"]},
-                "spec": {"storageClassName": entry["storageClassName"]},
-            }
-            self.core.create_namespaced_persistent_volume_claim(
-                NAMESPACE, pvc, _preload_content=False
-            )
+        job = self.job(name)
+        owner = {
+            "apiVersion": "rlark.io/v1alpha1",
+            "kind": "Job",
+            "name": name,
+            "uid": job["metadata"]["uid"],
+        }
+        for entry in job["spec"].get("storage") or []:
+            if not entry.get("storageClassName"):
+                continue
+            metadata: dict[str, Any] = {"name": entry["claimName"]}
+            if owned:
+                metadata["ownerReferences"] = [owner]
+            pvc = {"metadata": metadata, "spec": {"storageClassName": entry["storageClassName"]}}
+            try:
+                self.core.create_namespaced_persistent_volume_claim(
+                    NAMESPACE, pvc, _preload_content=False
+                )
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+                continue
             claims.append(entry["claimName"])
         return claims
 

@@ -52,13 +52,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from kube_emulator import NAMESPACE
 from test_cli_jobs import write_kubeconfig
+from test_job_roundtrip import stored
 
 from rlark_widgets.cli import main
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import InventoryError, load_inventory
-from rlark_widgets.rlark.written import SERVER_METADATA, normal_text
+from rlark_widgets.rlark.written import normal_text
 from rlark_widgets.rlark.yaml_io import parse_job_yaml
 from rlark_widgets.rlinf import (
     ClusterConfigError,
@@ -410,11 +411,8 @@ def test_submit_stores_exactly_what_check_passed(text: str, kube, tmp_path: Path
     if not kube.exists("jobs", name):
         assert code == 1, out + err
         return ran("job-roundtrip", "refused by preflight")
-    stored = kube.job(name)
-    for key in SERVER_METADATA:
-        stored["metadata"].pop(key, None)
-    stored.pop("status", None)
-    assert normal_text(stored) == normal_text(document), (normal_text(stored), text)
+    kept = stored(kube, name)
+    assert normal_text(kept) == normal_text(document), (normal_text(kept), text)
     kube.custom.delete_namespaced_custom_object("rlark.io", "v1alpha1", NAMESPACE, "jobs", name)
     ran("job-roundtrip", "stored as written")
 

@@ -589,6 +589,8 @@ def test_every_rehearsal_failure_reads_in_chinese(
     resume.mkdir()
     paths = {**one.plan["paths"], "resume_dir": {"container": "/mnt/s", "local": str(resume)}}
     failure(rehearsal(tmp_path, paths=paths).first_step)
+    read_only = {"container": "/mnt/output/c.yaml", "local": "x", "read_only_mount": "/mnt/output"}
+    failure(rehearsal(tmp_path, paths={**one.plan["paths"], "config": read_only}).save_config)
     monkeypatch.setitem(sys.modules, "ray", FakeRay())
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     assert failure(one.run).startswith("cannot reach the Ray head at ''")

@@ -107,6 +107,21 @@ VARIANTS: list[tuple[str, Builder, str]] = [
         scenario(every_role(mounts=[replace(OUTPUT, kind="hostPath", source="/data/output")])),
         "runner.logger.log_path is on a node-local mount",
     ),
+    # JOB-HOSTPATH-SYSTEM: each reason a node path is in the table (rlark/rules/node_paths.py)
+    *(
+        (
+            "JOB-HOSTPATH-SYSTEM",
+            scenario(role(1, mounts=[OUTPUT, replace(DATASET, source=source, read_only=ro)])),
+            fragment,
+        )
+        for source, ro, fragment in (
+            ("/run/k3s/containerd/containerd.sock", True, "the container runtime's socket"),
+            ("/var/lib/kubelet/pods", True, "the cluster's credentials and state"),
+            ("/proc", True, "the node's kernel"),
+            ("/", True, "the node's whole file system"),
+            ("/usr/local", False, "read-write: every Worker could change the node's system"),
+        )
+    ),
     (
         "RES-RESUME-DIR",
         scenario(launch_with("runner.resume_dir=auto")),

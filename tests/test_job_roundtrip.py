@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from kube_emulator import NAMESPACE
 from test_cli_jobs import cli, write_kubeconfig
 
+from rlark_widgets.backends.k8s.ownership import without_mark
 from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.job import Job
 from rlark_widgets.rlark.schema import schema_findings
@@ -192,11 +193,16 @@ def test_a_key_written_twice_is_refused_with_its_line(tmp_path: Path, capsys) ->
 
 # --- against the emulator: what check passed is what submit stored -----------------------------
 def stored(kube, name: str) -> dict:
-    """The Job as the API server holds it, without what the server adds."""
+    """The Job as the API server holds it, without what the server adds and without the one
+    label submit adds to every object it creates (the ownership mark, ``k8s/ownership.py``)."""
     document = kube.job(name)
     for key in SERVER_METADATA:
         document["metadata"].pop(key, None)
     document.pop("status", None)
+    labels = document["metadata"].get("labels") or {}
+    document["metadata"]["labels"] = without_mark(labels)
+    if not document["metadata"]["labels"]:
+        del document["metadata"]["labels"]
     return document
 
 

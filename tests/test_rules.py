@@ -390,13 +390,25 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         "/data/rlinf must exist, with the same content and permissions, on every node role 'workers'",
     ),
     "JOB-HOSTPATH-SYSTEM": (
-        # '/etc/../etc' is /etc however it is written; read-only it is only the generic warning
+        # '/data/../usr' is /usr however it is written; read-only it is only the generic warning
         scenario(
-            role(1, mounts=[OUTPUT, replace(DATASET, source="/data/../etc", read_only=False)])
+            role(1, mounts=[OUTPUT, replace(DATASET, source="/data/../usr", read_only=False)])
         ),
         scenario(role(1, mounts=[OUTPUT, replace(DATASET, source="/etc/rlinf", read_only=True)])),
         task(1, "template.spec.volumes[1].hostPath.path"),
-        "Role 'workers' mounts the node's /etc read-write",
+        "Role 'workers' mounts the node's /usr read-write",
+    ),
+    "JOB-MOUNT-SYSTEM": (
+        scenario(role(1, mounts=[OUTPUT, replace(DATASET, mount_path="/usr/local/share/")])),
+        scenario(role(1, mounts=[OUTPUT, replace(DATASET, mount_path="/mnt/usr")])),
+        task(1, "template.spec.containers[0].volumeMounts[1].mountPath"),
+        "Mount at /usr/local/share/ replaces the image's /usr",
+    ),
+    "JOB-CHECKPOINT-READONLY": (
+        scenario(role(1, mounts=[replace(OUTPUT, read_only=True)])),
+        scenario(role(1, mounts=[OUTPUT, replace(DATASET, mount_path="/mnt/output/data")])),
+        task(1, "template.spec.containers[0].volumeMounts[0].readOnly"),
+        "on the read-only mount /mnt/output of role 'workers'",
     ),
     "JOB-STORAGE-SOURCE": (
         scenario(role(1, mounts=[replace(OUTPUT, source="s3://rlinf-ckpt")])),

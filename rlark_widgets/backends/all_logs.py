@@ -7,10 +7,13 @@ level too) or downloaded.
 
 from __future__ import annotations
 
+import io
 import zipfile
+from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
+from ..output_files import write_output
 from ..rlark.logs import RUN_LOG, clean_log
 from .base import Backend, BackendError
 
@@ -35,10 +38,13 @@ def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
     return found
 
 
-def logs_zip(logs: dict[str, str], path: Path) -> Path:
-    """``logs`` as ``<worker>.log`` files (``role/index`` becomes ``role-index``) in one zip."""
+def logs_zip(logs: dict[str, str], path: Path, inputs: Iterable[str] = ()) -> Path:
+    """``logs`` as ``<worker>.log`` files (``role/index`` becomes ``role-index``) in one zip,
+    written whole or not at all, never over one of ``inputs``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for worker, text in logs.items():
             archive.writestr(f"logs/{worker.replace('/', '-')}.log", text)
+    write_output(path, buffer.getvalue(), inputs=inputs, option="--zip")
     return path

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..i18n import LANGUAGES, Text, default_language
+from ..output_files import OutputError
 from . import (
     admin_cmd,
     catalogue_cmd,
@@ -23,7 +24,8 @@ from . import (
     resume_cmd,
     sheet_cmd,
 )
-from .config_args import UsageError
+from .config_args import UsageError, print_error
+from .output_args import refuse_outputs_over_inputs
 from .site_args import add_site_argument
 from .terminal import Parser, say
 
@@ -76,6 +78,11 @@ def add_lang_argument(parser: argparse.ArgumentParser, default: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        refuse_outputs_over_inputs(args)
+    except OutputError as exc:
+        print_error(exc.text, exc.fix_text, args.lang)
+        return EXIT_USAGE
     try:
         return int(args.run(args))
     except UsageError as exc:

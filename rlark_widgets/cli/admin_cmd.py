@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..i18n import Text
+from ..output_files import OutputError, write_output
 from ..rlark.admin_request import build_admin_request
+from .config_args import print_error
 from .job_source import add_job_source_arguments, planned_from_source
+from .output_args import command_inputs
 from .terminal import say
 
 
@@ -34,7 +36,11 @@ def run(args: argparse.Namespace) -> int:
     )
     text = request.render(args.lang)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        try:
+            write_output(args.out, text, inputs=command_inputs(args), option="--out")
+        except OutputError as exc:
+            print_error(exc.text, exc.fix_text, args.lang)
+            return 1
         say(Text("Wrote {file}.", file=args.out).render(args.lang))
     else:
         say(text, end="")

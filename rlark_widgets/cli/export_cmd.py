@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..findings import has_errors
 from ..i18n import Text
+from ..output_files import OutputError, write_output
 from ..pipeline import export_kuberay
 from ..rlark.secrets import redact
 from ..rlark.yaml_io import dump_yaml
-from .config_args import add_config_arguments
+from .config_args import add_config_arguments, print_error
 from .kuberay_args import add_kuberay_arguments, export_options
+from .output_args import command_inputs
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 from .terminal import say
@@ -54,7 +55,11 @@ def run(args: argparse.Namespace) -> int:
     if exported.manifest is not None:
         text = redact(dump_yaml(exported.manifest))
         if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
+            try:
+                write_output(args.output, text, inputs=command_inputs(args))
+            except OutputError as exc:
+                print_error(exc.text, exc.fix_text, args.lang)
+                return 1
             say(
                 Text("Wrote {kind} to {path}", kind=options.kind, path=args.output).render(
                     args.lang

@@ -20,6 +20,7 @@ from ..monitor.log_search import appended, search
 from ..monitor.notices import notices
 from ..monitor.snapshot import RUNNING, JobSnapshot
 from ..monitor.summary import age, summary_lines
+from ..output_files import OutputError
 from ..pipeline import PlannedJob, submit_checked
 from ..rlark.job import Job
 from ..rlark.logs import RUN_LOG, clean_log
@@ -29,10 +30,10 @@ from .backend_args import add_backend_arguments, backend_from_args
 from .config_args import (
     UsageError,
     add_config_arguments,
-    exc_text,
     print_error,
 )
 from .kuberay_args import add_kuberay_arguments
+from .output_args import add_force_argument, command_inputs
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 from .site_args import provenance_line
@@ -190,7 +191,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "every Worker's log tail (secrets redacted) to a directory or .zip.",
     )
     _name_and_backend(record)
-    record.add_argument("-o", "--output", required=True, metavar="DIR|FILE.zip")
+    record.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR|FILE.zip",
+        help="write the record to this directory or .zip",
+    )
+    add_force_argument(record)
     record.set_defaults(run=run_record)
 
 
@@ -501,7 +509,7 @@ def run_logs_all(args: argparse.Namespace) -> int:
                 Text(
                     "Wrote {count} logs to {path}",
                     count=len(logs),
-                    path=str(logs_zip(logs, args.zip)),
+                    path=str(logs_zip(logs, args.zip, inputs=command_inputs(args))),
                 ),
                 args.lang,
             )
@@ -522,6 +530,9 @@ def run_logs_all(args: argparse.Namespace) -> int:
         return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
+    except OutputError as exc:
+        print_error(exc.text, exc.fix_text, args.lang)
+        return EXIT_FAILED
     return EXIT_OK
 
 
@@ -566,10 +577,16 @@ def run_record(args: argparse.Namespace) -> int:
                 logs[worker.key] = missing.render(RECORD_LANG) + "\n"
         diagnosis = diagnose(snap).to_dict(RECORD_LANG)
         record = snapshot_record(job, snap.to_dict(), diagnosis, logs, _submitted(backend, job))
-        _say(Text("Record written to {path}", path=record.write(args.output)), args.lang)
+        _say(
+            Text(
+                "Record written to {path}",
+                path=record.write(args.output, force=args.force, inputs=command_inputs(args)),
+            ),
+            args.lang,
+        )
     except BackendError as exc:
         return _fail(exc, args.lang)
     except RecordError as exc:
-        print_error(exc_text(exc), "", args.lang)
+        print_error(exc.text, exc.fix_text, args.lang)
         return EXIT_FAILED
     return EXIT_OK

@@ -31,6 +31,7 @@ from .config_args import (
     load_from_args,
     print_error,
 )
+from .output_args import add_force_argument, command_inputs
 from .render import findings_text, plan_text
 from .site_args import provenance_line, site_from_args
 from .terminal import say
@@ -52,6 +53,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "-o", "--output", metavar="JOB.yaml", help="write the Job YAML here ('-': to stdout)"
     )
     parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
+    add_force_argument(parser)
     parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")
     parser.set_defaults(run=run)
 
@@ -101,15 +103,15 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
         "--storage",
         action="append",
         default=[],
-        metavar="CLASS:/PATH",
-        help="object-storage mount: StorageClass and container path; repeatable",
+        metavar="CLASS:/PATH[:ro]",
+        help="object-storage mount: StorageClass and container path (':ro': read-only); repeatable",
     )
     job.add_argument(
         "--host-path",
         action="append",
         default=[],
-        metavar="/SRC:/PATH",
-        help="node directory mount; repeatable",
+        metavar="/SRC:/PATH[:ro]",
+        help="node directory mount (':ro': read-only); repeatable",
     )
     job.add_argument(
         "--output-dir",
@@ -125,18 +127,35 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
     job.add_argument("--image-digest", help="digest of the image tag for the run record")
 
 
+def mount_option(option: str, shape: str, item: str) -> tuple[str, str, bool]:
+    """``SOURCE:/PATH`` or ``SOURCE:/PATH:ro`` (or ``:rw``) as (source, path, read-only).
+
+    ``--host-path /data:/mnt/data:ro`` gave a read-write mount at ``/mnt/data:ro``: the mode is
+    read here, and anything else after a second colon is refused.
+    """
+    parts = item.split(":")
+    mode = parts.pop() if len(parts) == 3 else "rw"
+    if len(parts) != 2 or not all(parts) or mode not in ("ro", "rw"):
+        raise UsageError(
+            Text(
+                "{option} takes {shape} or {shape}:ro (read-only), got {item}",
+                option=option,
+                shape=shape,
+                item=repr(item),
+            )
+        )
+    return parts[0], parts[1], mode == "ro"
+
+
 def _mounts(args: argparse.Namespace) -> list[Mount]:
     mounts = []
     for index, item in enumerate(args.storage):
-        source, sep, path = item.partition(":")
-        if not sep:
-            raise UsageError(Text("--storage takes CLASS:/PATH, got {item}", item=repr(item)))
-        mounts.append(Mount(f"storage-{index}" if index else OUTPUT_MOUNT, "storage", source, path))
+        source, path, read_only = mount_option("--storage", "CLASS:/PATH", item)
+        name = f"storage-{index}" if index else OUTPUT_MOUNT
+        mounts.append(Mount(name, "storage", source, path, read_only=read_only))
     for index, item in enumerate(args.host_path):
-        source, sep, path = item.partition(":")
-        if not sep:
-            raise UsageError(Text("--host-path takes /SRC:/PATH, got {item}", item=repr(item)))
-        mounts.append(Mount(f"host-{index}", "hostPath", source, path))
+        source, path, read_only = mount_option("--host-path", "/SRC:/PATH", item)
+        mounts.append(Mount(f"host-{index}", "hostPath", source, path, read_only=read_only))
     return mounts
 
 
@@ -256,17 +275,17 @@ def run(args: argparse.Namespace) -> int:
     if job is not None:
         if args.output and not to_stdout:
             try:
-                write_output(args.output, redact(render_job_yaml(job)))
+                write_output(args.output, redact(render_job_yaml(job)), inputs=command_inputs(args))
             except OutputError as exc:
                 print_error(exc.text, exc.fix_text, args.lang, path=args.output)
                 return 1
         if args.record:
             try:
                 build_record(plan, job, findings, planned.facts, site=planned.site).write(
-                    args.record
+                    args.record, force=args.force, inputs=command_inputs(args)
                 )
             except RecordError as exc:
-                print_error(exc_text(exc), "", args.lang)
+                print_error(exc.text, exc.fix_text, args.lang)
                 return 1
     if args.json:
         say(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..i18n import Text
+from ..output_files import OutputError, write_output
 from ..rlark.sheet import build_sheet
 from ..rlark.sheet_render import to_html, to_markdown
+from .config_args import print_error
 from .job_source import add_job_source_arguments, planned_from_source
+from .output_args import command_inputs
 from .terminal import say
 
 
@@ -39,7 +41,11 @@ def run(args: argparse.Namespace) -> int:
     )
     text = to_html(sheet, args.lang) if args.format == "html" else to_markdown(sheet, args.lang)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        try:
+            write_output(args.out, text, inputs=command_inputs(args), option="--out")
+        except OutputError as exc:
+            print_error(exc.text, exc.fix_text, args.lang)
+            return 1
         say(Text("Wrote {file}.", file=args.out).render(args.lang))
     else:
         say(text, end="")

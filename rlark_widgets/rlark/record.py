@@ -12,9 +12,11 @@ names, JSON keys and the missing-fact names stay as they are, so records remain 
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from omegaconf import OmegaConf
 from ..contract import CHECKPOINT_DIR_ANNOTATION, CONFIG_ANNOTATION
 from ..findings import Finding
 from ..i18n import Text, TextError, render
+from ..output_files import OutputError, refuse_existing, write_output
 from ..rlinf.environment_values import (
     environment_values,
     reference_swapper,
@@ -60,20 +63,34 @@ class RunRecord:
     files: dict[str, str]
     missing: list[str]
 
-    def write(self, out: str | Path) -> Path:
-        """Write a directory, or a zip file when ``out`` ends in .zip."""
+    def write(self, out: str | Path, *, force: bool = False, inputs: Iterable[str] = ()) -> Path:
+        """Write a directory, or a zip file when ``out`` ends in .zip.
+
+        Each file is written atomically and never over one of ``inputs``; a file of an earlier
+        record is refused before anything is written, unless ``force``.
+        """
         target = Path(out)
+        inputs = list(inputs)
         try:
             if target.suffix == ".zip":
+                if not force:
+                    refuse_existing(target, "--record")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+                buffer = io.BytesIO()
+                with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
                     for name, text in sorted(self.files.items()):
                         archive.writestr(name, text)
+                write_output(target, buffer.getvalue(), inputs=inputs, option="--record")
             else:
+                if not force:
+                    for name in self.files:
+                        refuse_existing(target / name, "--record")
                 for name, text in self.files.items():
                     path = target / name
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
+                    write_output(path, text, inputs=inputs, option="--record")
+        except OutputError as exc:
+            raise RecordError(exc.text, exc.fix_text) from None
         except OSError as exc:
             blocker = _file_in_the_way(target)
             reason = (

@@ -71,6 +71,9 @@ class SiteProfile:
     job_label: str
     task_label: str
     index_label: str
+    #: node paths the site hands to Workers on purpose (JOB-HOSTPATH-SYSTEM allows them and
+    #: everything under them); none unless the admin lists them
+    allowed_host_paths: tuple[str, ...] = ()
     #: fields whose values are the shipped example's, not the site's (all of them: the example)
     example_fields: frozenset[str] = frozenset()
     source: str = ""
@@ -152,6 +155,16 @@ def _strings(value: Any, path: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _paths(value: Any, path: str) -> tuple[str, ...]:
+    paths = _strings(value, path)
+    for given in paths:
+        if not given.startswith("/"):
+            raise SiteError(
+                Text("{path}: '{value}' is not an absolute path.", path=path, value=given)
+            )
+    return paths
+
+
 def _mapping(value: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise SiteError(Text("{path}: a mapping is needed.", path=path))
@@ -196,6 +209,7 @@ def site_from_dict(data: Any, source: str = "") -> SiteProfile:
         job_label=_text(workers, "job", "workerLabels."),
         task_label=_text(workers, "task", "workerLabels."),
         index_label=_text(workers, "workerIndex", "workerLabels."),
+        allowed_host_paths=_paths(data.get("allowedHostPaths") or [], "allowedHostPaths"),
         example_fields=frozenset(missing),
         source=source,
     )

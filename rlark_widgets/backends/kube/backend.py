@@ -10,8 +10,12 @@ What each operation means (the README repeats it):
   ``spec.storage`` (checkpoints, logs) and the local run record stay. RLark has no pause, and a
   new submission does not resume: resuming needs ``runner.resume_dir`` set to a persisted
   ``global_step_N``.
-- ``delete`` does what ``stop`` does and also deletes those PVCs. If the StorageClass's
-  reclaimPolicy is Delete, the data behind them goes too.
+- ``delete`` does what ``stop`` does and also deletes those PVCs: only those made for the Job
+  (``k8s/ownership.made_for``: the Job's uid among their owners, or the entry's StorageClass and
+  created no earlier than the Job). An existing claim the Job mounts, or a PVC of the same name
+  someone made before the Job, stays. If the StorageClass's reclaimPolicy is
+  Delete, the data behind the deleted ones goes too.
+- ``stop`` and ``delete`` act only on a Job this tool created (``k8s/ownership.py``).
 - The backend works in one namespace: the chosen one, else the kubeconfig context's, else
   ``default``. ``submit`` creates the Job there whatever ``metadata.namespace`` the plan carried
   (preflight says so with K8S-NAMESPACE).
@@ -36,6 +40,15 @@ from ..base import BackendError, SubmitResult
 from ..k8s.api import Action, KubeApiError
 from ..k8s.cluster_backend import ClusterBackend
 from ..k8s.nodes import capacity_findings, namespace_findings, selector_findings
+from ..k8s.ownership import (
+    existing_claims,
+    existing_claims_note,
+    made_by_us,
+    made_for,
+    mark,
+    not_made_by_us,
+    without_mark,
+)
 from ..k8s.pods import read_worker_log
 from .jobs import call_jobs
 from .preflight import access_findings, crd_findings, dry_run_findings, storage_findings
@@ -56,10 +69,12 @@ def _written(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return written
 
 
-def _claims(job: Mapping[str, Any]) -> list[str]:
-    """The PVCs RLark creates from the Job's spec.storage."""
+def _claims(job: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(claim, StorageClass) of each entry of the Job's spec.storage."""
     storage = (job.get("spec") or {}).get("storage") or []
-    return [entry["claimName"] for entry in storage if entry.get("claimName")]
+    return [
+        (e["claimName"], e.get("storageClassName") or "") for e in storage if e.get("claimName")
+    ]
 
 
 class KubernetesBackend(ClusterBackend):
@@ -76,7 +91,7 @@ class KubernetesBackend(ClusterBackend):
 
     def manifest(self, job: Job) -> dict[str, Any]:
         """The Job as it is sent: our manifest, in this backend's namespace (the Job is not changed)."""
-        manifest = job.to_manifest()
+        manifest = mark(job.to_manifest())
         manifest["metadata"]["namespace"] = self.namespace
         return manifest
 
@@ -124,16 +139,14 @@ class KubernetesBackend(ClusterBackend):
                 if exc.status != 409:
                     raise
                 return self._already_there(job.name, manifest, exc.maybe_applied)
-        return SubmitResult(
-            job.name,
-            True,
-            Text(
-                "Created Job '{name}' in namespace '{namespace}'.",
-                name=job.name,
-                namespace=self.namespace,
-            ),
-            self._where(job.name),
+        created = Text(
+            "Created Job '{name}' in namespace '{namespace}'.",
+            name=job.name,
+            namespace=self.namespace,
         )
+        note = existing_claims_note(job)
+        text = created if note is None else Text("{done} Note: {note}", done=created, note=note)
+        return SubmitResult(job.name, True, text, self._where(job.name))
 
     def _already_there(self, name: str, manifest: dict[str, Any], ours: bool) -> SubmitResult:
         """A 409: report the Job that is there, never replace it (``ours``: we may have made it)."""
@@ -195,7 +208,7 @@ class KubernetesBackend(ClusterBackend):
         if current is None:
             return None
         try:
-            return Job.from_manifest(current)
+            job = Job.from_manifest(current)
         except (KeyError, TypeError, ValueError, StopIteration):
             raise BackendError(
                 Text(
@@ -218,6 +231,8 @@ class KubernetesBackend(ClusterBackend):
                     ),
                 ),
             ) from None
+        job.labels = without_mark(job.labels)
+        return job
 
     def snapshot(self, name: str) -> JobSnapshot:
         return self.reader.read(name)
@@ -243,6 +258,9 @@ class KubernetesBackend(ClusterBackend):
     # --- ending -------------------------------------------------------------------------------
     def stop(self, name: str) -> Text:
         """Delete the Job object (RLark removes its Workers); storage and run record stay."""
+        current = read_job(self.api, self.namespace, name)
+        if current is not None:
+            self._refuse_foreign(name, current)
         if not self._delete_job(name):
             return Text(
                 "No Job '{name}' in namespace '{namespace}': nothing to stop.",
@@ -258,9 +276,9 @@ class KubernetesBackend(ClusterBackend):
         )
 
     def removes(self, name: str) -> Text:
-        """What :meth:`delete` removes: the Job object and the PVCs of its spec.storage."""
+        """What :meth:`delete` removes: the Job object and the PVCs it owns."""
         current = read_job(self.api, self.namespace, name) or {}
-        claims = _claims(current)
+        claims, _kept = self._own_claims(current)
         if not claims:
             return Text(
                 "Job '{name}' in namespace '{namespace}' (it has no storage of its own).",
@@ -286,7 +304,10 @@ class KubernetesBackend(ClusterBackend):
                 namespace=self.namespace,
                 command=shell.command("kubectl", "-n", self.namespace, "get", "pvc"),
             )
-        claims = _claims(current)
+        self._refuse_foreign(name, current)
+        claims, kept = self._own_claims(current)
+        mounted = self.job(name)
+        kept = sorted({*kept, *(existing_claims(mounted) if mounted else ())})
         self._delete_job(name)
         for claim in claims:
             try:
@@ -300,15 +321,52 @@ class KubernetesBackend(ClusterBackend):
                 if exc.status != 404:
                     raise
         if claims:
-            return Text(
+            deleted = Text(
                 "Deleted Job '{name}' and its storage ({claims}) in namespace '{namespace}'.",
                 name=name,
                 claims=", ".join(claims),
                 namespace=self.namespace,
             )
-        return Text(
-            "Deleted Job '{name}' in namespace '{namespace}'.", name=name, namespace=self.namespace
+        else:
+            deleted = Text(
+                "Deleted Job '{name}' in namespace '{namespace}'.",
+                name=name,
+                namespace=self.namespace,
+            )
+        if not kept:
+            return deleted
+        stay = Text(
+            "The claim(s) {claims} were not created for this Job and stay.",
+            claims=", ".join(kept),
         )
+        return Text("{done} Note: {note}", done=deleted, note=stay)
+
+    def _refuse_foreign(self, name: str, current: Mapping[str, Any]) -> None:
+        """A Job this tool did not create is neither stopped nor deleted."""
+        if not made_by_us(current):
+            command = f"kubectl -n {self.namespace} delete {self.api.site.job_resource} {name}"
+            raise not_made_by_us(self.api.site.job_resource, name, self.namespace, command)
+
+    def _own_claims(self, current: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+        """(the PVCs of spec.storage the Job owns, the claims it names but does not own);
+        a claim with no PVC yet is neither."""
+        own: list[str] = []
+        kept: list[str] = []
+        for claim, storage_class in _claims(current):
+            try:
+                pvc = self.api.call(
+                    Action("get", "persistentvolumeclaims", self.namespace, claim),
+                    self.api.core.read_namespaced_persistent_volume_claim,
+                    claim,
+                    self.namespace,
+                )
+            except KubeApiError as exc:
+                if exc.status != 404:
+                    raise
+                continue
+            ours = isinstance(pvc, Mapping) and made_for(pvc, current, storage_class)
+            (own if ours else kept).append(claim)
+        return own, kept
 
     def _delete_job(self, name: str) -> bool:
         try:

@@ -28,6 +28,7 @@ from ..k8s.api import Action, KubeApiError
 from ..k8s.cluster_backend import ClusterBackend
 from ..k8s.differences import spec_differences
 from ..k8s.nodes import namespace_findings
+from ..k8s.ownership import existing_claims_note, made_by_us, not_made_by_us
 from ..k8s.pods import read_worker_log
 from .preflight import (
     access_findings,
@@ -139,6 +140,9 @@ class KubeRayBackend(ClusterBackend):
             name=job.name,
             namespace=self.namespace,
         )
+        note = existing_claims_note(job)
+        if note is not None:
+            message = Text("{done} Note: {note}", done=message, note=note)
         return SubmitResult(job.name, True, message, self._where(kind, job.name))
 
     def _already_there(
@@ -274,12 +278,19 @@ class KubeRayBackend(ClusterBackend):
             verb=verb,
         )
 
+    def _refuse_foreign(self, kind: str, name: str, found: dict[str, Any]) -> None:
+        """A RayJob or RayCluster this tool did not create is neither stopped nor deleted."""
+        if not made_by_us(found):
+            command = f"kubectl -n {self.namespace} delete {PLURALS[kind]}.{GROUP} {name}"
+            raise not_made_by_us(kind, name, self.namespace, command)
+
     def stop(self, name: str) -> Text:
         """Suspend: KubeRay deletes the pods and keeps the object (status, YAML) readable."""
         found = self.reader.find(name)
         if found is None:
             return self._nothing(name, Text("stop"))
         kind = found[0]
+        self._refuse_foreign(kind, name, found[1])
         self.api.call(
             Action("patch", f"{PLURALS[kind]}.{GROUP}", self.namespace, name),
             self.api.custom.patch_namespaced_custom_object,
@@ -317,6 +328,7 @@ class KubeRayBackend(ClusterBackend):
         if found is None:
             return self._nothing(name, Text("delete"))
         kind = found[0]
+        self._refuse_foreign(kind, name, found[1])
         try:
             self.api.call(
                 Action("delete", f"{PLURALS[kind]}.{GROUP}", self.namespace, name),

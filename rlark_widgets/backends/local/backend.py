@@ -19,7 +19,6 @@ are logical Ray resources: a laptop can rehearse an 8-GPU layout).
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from .layout import EARLIER_RUNS, RUN_DIRS, RUN_FILES, JobDir, tail_lines, unwri
 from .mounts import MountMap
 from .preflight import check_node_ip, preflight_findings
 from .procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
+from .removal import ray_temp_root, remove_within, temp_dir
 from .spec import REHEARSAL_COMMAND, LocalOptions, RunMode, Spec, build_plan, build_spec
 from .status import read_snapshot
 
@@ -165,7 +165,7 @@ class LocalBackend:
             previous = (where.read("spec.json") or {}).get("run_id")
             if expansion is None and config is None:
                 expansion, config = _earlier_plan(where, job)
-            _clear_run(where)
+            _clear_run(where, self.workspace)
             spec = build_spec(job, where, self.options, self.site)
             plan = build_plan(
                 job,
@@ -268,7 +268,7 @@ class LocalBackend:
     def stop(self, name: str) -> Text:
         """SIGTERM every process of the Job, SIGKILL after the grace period; never ``ray stop``."""
         where, spec = self._existing(name)
-        local_tensorboard.end(where)
+        local_tensorboard.end(where, self.workspace)
         ended = self._end(where, spec)
         if ended is None:
             return Text("Job '{name}' is not running: nothing to stop.", name=name)
@@ -293,10 +293,10 @@ class LocalBackend:
     def delete(self, name: str) -> Text:
         """Stop the Job, then remove its directory and Ray temp dirs (hostPath sources stay)."""
         where, spec = self._existing(name)
-        local_tensorboard.end(where)
+        local_tensorboard.end(where, self.workspace)
         ended = self._end(where, spec)
-        shutil.rmtree(spec.temp_root, ignore_errors=True)
-        shutil.rmtree(where.root, ignore_errors=True)
+        remove_ray_temp(spec.run_id)
+        remove_within(where.root, self.workspace)
         if ended is None:
             return Text(
                 "Deleted Job '{name}': removed {root} with its logs and outputs.",
@@ -382,21 +382,26 @@ def _earlier_plan(where: JobDir, job: Job) -> tuple[Any, Any]:
     return plan.get("expansion"), plan.get("config")
 
 
-def _clear_run(where: JobDir) -> None:
+def _clear_run(where: JobDir, workspace: Path) -> None:
     """Start clean: the previous run's files and logs move to ``runs/<run id>/`` (readable
     with ``logs --run-id``), its Worker and Ray temp dirs go; outputs (mounts/, root/) stay,
-    like storage."""
+    like storage. Nothing outside ``workspace`` (and Ray's temp root) is removed."""
     previous = where.read("spec.json")
     if previous:
-        shutil.rmtree(previous["temp_root"], ignore_errors=True)
+        remove_ray_temp(str(previous.get("run_id", "")))
     try:
         where.keep_run()
     except OSError as exc:
         raise unwritable(where.root, exc) from None
-    for name in RUN_FILES:
-        where.file(name).unlink(missing_ok=True)
-    for name in RUN_DIRS:
-        shutil.rmtree(where.file(name), ignore_errors=True)
+    for name in (*RUN_FILES, *RUN_DIRS):
+        remove_within(where.file(name), workspace)
+
+
+def remove_ray_temp(run_id: str) -> None:
+    """Remove the run's Ray temp root (derived from its id, never read from the state)."""
+    root = ray_temp_root(run_id)
+    if root is not None:
+        remove_within(root, temp_dir())
 
 
 def _write_run(where: JobDir, job: Job, spec: Spec, plan: dict[str, Any]) -> None:

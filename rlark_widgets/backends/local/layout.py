@@ -37,6 +37,7 @@ from typing import Any, cast
 from ...contract import DNS_LABEL
 from ...i18n import Text
 from ..base import BackendError
+from .removal import RUN_ID
 
 #: Files that describe one run; a restart replaces them (outputs under mounts/ and root/ stay).
 RUN_FILES = (
@@ -98,8 +99,8 @@ class JobDir:
         directories and Ray temp dirs go): a new run starts clean, the earlier logs stay
         readable. A Job with no run yet has nothing to keep."""
         data = self.read("spec.json")
-        if not data or not data.get("run_id"):
-            return
+        if not data or not RUN_ID.fullmatch(str(data.get("run_id", ""))):
+            return  # no run, or a run id we did not make: `runs/<it>` could lead anywhere
         kept = self.earlier_run(str(data["run_id"]))
         kept.root.mkdir(parents=True, exist_ok=True)
         for name in RUN_FILES:
@@ -123,7 +124,21 @@ class JobDir:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Serialise submit/stop/delete of this Job across processes."""
+        """Serialise submit/stop/delete of this Job across processes (every change to the Job's
+        directory takes it, so none is made through a Job directory that is a symlink)."""
+        if self.root.is_symlink():
+            raise BackendError(
+                Text(
+                    "{path} is a symbolic link; the local backend neither writes nor removes"
+                    " anything through it.",
+                    path=str(self.root),
+                ),
+                Text(
+                    "Remove the link (rm {path}; what it points to is not touched) or use another"
+                    " Job name.",
+                    path=str(self.root),
+                ),
+            )
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             handle = open(self.root / ".lock", "w")  # noqa: SIM115 (closed below)

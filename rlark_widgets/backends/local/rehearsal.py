@@ -61,6 +61,8 @@ class RehearsalFailure(Exception):
 
 
 STARTED = time.monotonic()
+#: The paths the rehearsal writes (``resume_dir`` is only read).
+WRITTEN = ("checkpoints", "config", "tensorboard", "metrics")
 
 
 def say(message: str) -> None:
@@ -75,10 +77,29 @@ class Rehearsal:
         self.paths = {k: Path(v["local"]) for k, v in plan["paths"].items() if v}
         self.report: dict[str, Any] = {"status": "running", "job": plan["job"]}
 
+    def writable(self, key: str) -> Path:
+        """The local path of ``key`` to write; a path on a readOnly mount fails here as a Pod's
+        write fails there (EROFS), before anything is written."""
+        given = self.plan["paths"].get(key) or {}
+        mount = given.get("read_only_mount")
+        if mount:
+            raise RehearsalFailure(
+                Text(
+                    "cannot write {path}: Read-only file system. It is on the mount {mount}, which"
+                    " is readOnly: true, and a Pod's write there fails the same way.",
+                    path=given.get("container") or given["local"],
+                    mount=mount,
+                )
+            )
+        return self.paths[key]
+
     def run(self) -> None:
         import ray
 
         say("REHEARSAL, NOT TRAINING: checks the planned layout on real Ray nodes.")
+        for key in WRITTEN:
+            if key in self.paths:
+                self.writable(key)
         first = self.first_step()
         address = os.environ.get(RAY_ADDRESS_ENV, "")
         try:
@@ -347,7 +368,7 @@ class Rehearsal:
         return len(files)
 
     def save_config(self) -> None:
-        path = self.paths["config"]
+        path = self.writable("config")
         path.parent.mkdir(parents=True, exist_ok=True)
         config = self.plan.get("config") or {"rehearsal": {"job": self.plan["job"]}}
         header = "# Saved by the rlark-widgets rehearsal (not training): the resolved config.\n"
@@ -360,9 +381,9 @@ class Rehearsal:
         say(
             f"{steps} steps (the config plans {planned or 'an unknown number'}), save_interval {interval}"
         )
-        metrics = self.paths["metrics"]
+        metrics = self.writable("metrics")
         metrics.parent.mkdir(parents=True, exist_ok=True)
-        board = _tensorboard(self.paths["tensorboard"])
+        board = _tensorboard(self.writable("tensorboard"))
         done, saved = [], []
         for step in range(first, steps + 1):
             began = time.monotonic()
@@ -399,7 +420,7 @@ class Rehearsal:
 
     def save_checkpoint(self, step: int) -> Path:
         """``global_step_N/actor/`` with one small shard per planned actor rank."""
-        actor = self.paths["checkpoints"] / f"global_step_{step}" / "actor"
+        actor = self.writable("checkpoints") / f"global_step_{step}" / "actor"
         actor.mkdir(parents=True, exist_ok=True)
         expansion = self.plan.get("expansion") or {}
         ranks = [

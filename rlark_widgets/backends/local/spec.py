@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Mapping
@@ -28,6 +27,7 @@ from .layout import JobDir, slug
 from .mounts import MountMap
 from .procs import TOKEN_ENV
 from .ray_nodes import BASE_ENV, HEAD_ENV
+from .removal import ray_temp_root
 
 RunMode = Literal["rehearsal", "job"]
 #: The rehearsal runs at most this many steps, whatever the config's budget: it proves the
@@ -134,7 +134,8 @@ def build_spec(
     """
     site = site or example_site()
     run_id = uuid.uuid4().hex
-    temp_root = Path(tempfile.gettempdir()) / f"rlark-{run_id[:8]}"
+    temp_root = ray_temp_root(run_id)
+    assert temp_root is not None  # a uuid4 hex is a run id
     workers = []
     for role, ranks in job.node_rank_ranges():
         for index, rank in enumerate(ranks):
@@ -251,8 +252,13 @@ def build_plan(
     }
 
 
-def _both(container: str, mounts: MountMap) -> dict[str, str]:
-    return {"container": container, "local": str(mounts.local(container))}
+def _both(container: str, mounts: MountMap) -> dict[str, str | None]:
+    """A path as the container and this machine name it, and the read-only mount it is on."""
+    return {
+        "container": container,
+        "local": str(mounts.local(container)),
+        "read_only_mount": mounts.read_only_mount(container),
+    }
 
 
 def _lookup(config: Mapping[str, Any] | None, path: str) -> Any:

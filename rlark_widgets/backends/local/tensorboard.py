@@ -18,6 +18,7 @@ import psutil
 from .layout import JobDir
 from .procs import ProcessRef
 from .ray_nodes import free_ports
+from .removal import remove_within
 
 RECORD = "tensorboard.json"
 HOST = "127.0.0.1"
@@ -61,8 +62,8 @@ def start(where: JobDir, logdir: Path) -> str:
     return url
 
 
-def end(where: JobDir) -> None:
-    """End the Job's TensorBoard, if it runs."""
+def end(where: JobDir, workspace: Path) -> None:
+    """End the Job's TensorBoard, if it runs (its record is removed only inside ``workspace``)."""
     ref = ProcessRef.from_json(where.read(RECORD))
     proc = ref.process() if ref is not None else None
     if proc is not None:
@@ -70,4 +71,4 @@ def end(where: JobDir) -> None:
         _, alive = psutil.wait_procs([proc], timeout=5)
         for left in alive:
             left.kill()
-    where.file(RECORD).unlink(missing_ok=True)
+    remove_within(where.file(RECORD), workspace)

@@ -21,6 +21,7 @@ from .context import (
     covers,
     rule,
 )
+from .node_paths import node_path_danger, protected_mount
 
 
 @rule(
@@ -64,7 +65,7 @@ def _mount_paths(ctx: RuleContext) -> Iterator[Hit]:
 
 @rule(
     "JOB-MOUNT-SHADOW",
-    Severity.WARNING,
+    Severity.ERROR,
     Text("Mounts do not hide the code or config directory"),
     f"{SEED_JOB} Step 4",
 )
@@ -114,62 +115,77 @@ def _hostpath(ctx: RuleContext) -> Iterator[Hit]:
                 )
 
 
-#: Node directories whose read-write mount hands the Worker the node itself: the root and
-#: /var as such, and everything under the system trees.
-SYSTEM_ROOTS = (PurePosixPath("/"), PurePosixPath("/var"))
-SYSTEM_TREES = tuple(
-    PurePosixPath(d)
-    for d in (
-        "/bin",
-        "/boot",
-        "/dev",
-        "/etc",
-        "/lib",
-        "/lib64",
-        "/proc",
-        "/root",
-        "/run",
-        "/sbin",
-        "/sys",
-        "/usr",
-        "/var/lib/containerd",
-        "/var/lib/docker",
-        "/var/lib/kubelet",
-        "/var/run",
-    )
-)
-
-
-def is_system_dir(path: PurePosixPath) -> bool:
-    return path in SYSTEM_ROOTS or any(t == path or t in path.parents for t in SYSTEM_TREES)
-
-
 @rule(
     "JOB-HOSTPATH-SYSTEM",
     Severity.ERROR,
-    Text("No read-write hostPath of the node's root or system directories"),
+    Text(
+        "No hostPath that gives away the node (runtime sockets, kubelet and etcd state, /proc, "
+        "/sys, /), and none of its system directories read-write"
+    ),
     f"{SEED_JOB} (主机目录); Kubernetes hostPath security guidance",
 )
 def _hostpath_system(ctx: RuleContext) -> Iterator[Hit]:
     for index, role in enumerate(ctx.job.roles):
         for m_index, mount in enumerate(role.mounts):
-            if mount.kind != "hostPath" or mount.read_only or not mount.source.startswith("/"):
+            if mount.kind != "hostPath":
                 continue
-            source = normal_path(mount.source)
-            if is_system_dir(source):
-                yield (
-                    ctx.role_path(index, f"template.spec.volumes[{m_index}].hostPath.path"),
-                    Text(
-                        "Role '{role}' mounts the node's {source} read-write: every Worker could "
-                        "change the node's system files (and other Pods' data).",
-                        role=role.name,
-                        source=str(source),
-                    ),
-                    Text(
-                        "Mount only the data directory you need (e.g. /data/datasets), read-only "
-                        "where it is only read (readOnly: true)."
-                    ),
+            danger = node_path_danger(mount.source, mount.read_only, ctx.site.allowed_host_paths)
+            if danger is None:
+                continue
+            source = str(normal_path(mount.source))
+            field = f"template.spec.volumes[{m_index}].hostPath.path"
+            if danger.written_only:
+                message = Text(
+                    "Role '{role}' mounts the node's {source} read-write: every Worker could "
+                    "change {why}.",
+                    role=role.name,
+                    source=source,
+                    why=danger.why,
                 )
+                fix = Text(
+                    "Mount only the data directory you need (e.g. /data/datasets), read-only "
+                    "where it is only read (readOnly: true)."
+                )
+            else:
+                message = Text(
+                    "Role '{role}' mounts the node's {source}, which reaches {listed} ({why}): "
+                    "read-only or not, a Worker gets the node.",
+                    role=role.name,
+                    source=source,
+                    listed=str(danger.path),
+                    why=danger.why,
+                )
+                fix = Text(
+                    "Mount only the data directory you need (e.g. /data/datasets). If the site "
+                    "really means to hand out {listed}, the platform admin lists it under "
+                    "allowedHostPaths in the site profile.",
+                    listed=str(danger.path),
+                )
+            yield ctx.role_path(index, field), message, fix
+
+
+@rule(
+    "JOB-MOUNT-SYSTEM",
+    Severity.ERROR,
+    Text("No mount over the image's /usr, /etc, /proc, /bin or /lib"),
+    "rlark-widgets: a volume replaces the image's directory at its mount path",
+)
+def _mount_system(ctx: RuleContext) -> Iterator[Hit]:
+    for index, role in enumerate(ctx.job.roles):
+        for m_index, mount in enumerate(role.mounts):
+            protected = protected_mount(mount.mount_path)
+            if protected is None:
+                continue
+            yield (
+                ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}].mountPath"),
+                Text(
+                    "Mount at {mount} replaces the image's {protected}: the Worker would not "
+                    "start as the image does.",
+                    mount=mount.mount_path,
+                    protected=str(protected),
+                ),
+                Text("Mount somewhere else, e.g. /mnt/<name>, and point the config there."),
+            )
 
 
 def _unknown_storage_class(source: str, known: tuple[str, ...]) -> Text:
@@ -214,6 +230,20 @@ def _storage_source(ctx: RuleContext) -> Iterator[Hit]:
                 )
 
 
+def _output_paths(ctx: RuleContext) -> Iterator[tuple[str, str]]:
+    """(config key, value) of where the run writes checkpoints and logs: the run script's
+    override, else the config's value (none without a config)."""
+    if ctx.report is None:
+        return
+    overridden = dict(
+        re.findall(r"(runner\.(?:logger\.log_path|output_dir))=(\S+)", ctx.job.run_script)
+    )
+    key = output_key(ctx.report.expansion.task_type)
+    value = overridden.get(key) or ctx.report.config.get(key)
+    if isinstance(value, str) and value:
+        yield key, value
+
+
 @rule(
     "JOB-CHECKPOINT-PERSIST",
     Severity.WARNING,
@@ -221,16 +251,7 @@ def _storage_source(ctx: RuleContext) -> Iterator[Hit]:
     f"{SEED_JOB} (训练程序必须使用容器内挂载路径); {SPEC} §5",
 )
 def _checkpoints(ctx: RuleContext) -> Iterator[Hit]:
-    if ctx.report is None:
-        return
-    keys = (output_key(ctx.report.expansion.task_type),)
-    overridden = dict(
-        re.findall(r"(runner\.(?:logger\.log_path|output_dir))=(\S+)", ctx.job.run_script)
-    )
-    for key in keys:
-        value = overridden.get(key) or ctx.report.config.get(key)
-        if not isinstance(value, str) or not value:
-            continue
+    for key, value in _output_paths(ctx):
         path = PurePosixPath(value.strip("'\""))
         lacking = [
             r.name for r in ctx.job.roles if not any(covers(m.mount_path, path) for m in r.mounts)
@@ -263,3 +284,41 @@ def _checkpoints(ctx: RuleContext) -> Iterator[Hit]:
                 ),
                 Text("Use shared (object) storage that every Worker and the Header can read."),
             )
+
+
+@rule(
+    "JOB-CHECKPOINT-READONLY",
+    Severity.ERROR,
+    Text("Checkpoints and logs are not written to a read-only mount"),
+    "Kubernetes: a readOnly volumeMount refuses every write (EROFS)",
+)
+def _checkpoints_read_only(ctx: RuleContext) -> Iterator[Hit]:
+    for key, value in _output_paths(ctx):
+        path = normal_path(value.strip("'\""))
+        for index, role in enumerate(ctx.job.roles):
+            holding = [
+                (m_index, m) for m_index, m in enumerate(role.mounts) if covers(m.mount_path, path)
+            ]
+            if not holding:
+                continue
+            m_index, mount = max(
+                holding, key=lambda item: len(normal_path(item[1].mount_path).parts)
+            )
+            if mount.read_only:
+                yield (
+                    ctx.role_path(index, f"{CONTAINER}.volumeMounts[{m_index}].readOnly"),
+                    Text(
+                        "{key} is '{value}', on the read-only mount {mount} of role '{role}': "
+                        "the first checkpoint or log write fails.",
+                        key=key,
+                        value=value,
+                        mount=mount.mount_path,
+                        role=role.name,
+                    ),
+                    Text(
+                        "Write {key} to a writable mount (e.g. /mnt/output/<job>), or mount {mount} "
+                        "read-write.",
+                        key=key,
+                        mount=mount.mount_path,
+                    ),
+                )

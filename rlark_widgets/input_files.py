@@ -65,18 +65,19 @@ def read_input_text(path: str | os.PathLike[str], max_bytes: int | None = None) 
             Text("Check the path and its permissions."),
             file,
         ) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # before fdopen, which refuses a directory with a traceback
+        os.close(fd)
+        raise InputFileError(
+            Text(
+                "{file} is {kind}, not a regular file; it is not read.",
+                file=file,
+                kind=_kind(mode),
+            ),
+            Text("Give the path of a YAML file (copy a stream into a file first)."),
+            file,
+        )
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputFileError(
-                Text(
-                    "{file} is {kind}, not a regular file; it is not read.",
-                    file=file,
-                    kind=_kind(mode),
-                ),
-                Text("Give the path of a YAML file (copy a stream into a file first)."),
-                file,
-            )
         size = os.fstat(fd).st_size
         if size > limit:
             raise _too_large(file, size, limit)

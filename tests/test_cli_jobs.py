@@ -40,7 +40,10 @@ def kubeconfig(kube, tmp_path: Path) -> Path:
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors (bad numbers among them): exit 2
+        code = int(exc.code or 0)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

@@ -33,6 +33,7 @@ from .config_args import (
     print_error,
 )
 from .kuberay_args import add_kuberay_arguments
+from .numbers import INT32_MAX, count, seconds
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text, terminal_safe
 from .site_args import provenance_line
@@ -43,6 +44,10 @@ EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
 RECORD_LANG = "en"
 #: Notices (checkpoint, end, failure, stall) kept below the report while watching.
 NOTICES_SHOWN = 10
+#: Lines of a log read at most (a tail beyond it is a typo, and the server would refuse it).
+MAX_TAIL = 1_000_000
+#: The highest RLINF_NODE_RANK asked for (RLinf numbers its nodes from 0).
+MAX_RANK = 65_535
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,11 +70,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="wait until Ray members are all alive, all Workers run, or a checkpoint is written",
     )
     submit.add_argument(
-        "--timeout", type=float, default=900.0, help="seconds to wait (default 900)"
+        "--timeout", type=seconds(), default=900.0, help="seconds to wait (default 900)"
     )
     submit.add_argument(
         "--run-timeout",
-        type=float,
+        type=seconds(high=float(INT32_MAX)),
         metavar="SECONDS",
         help="local backend: end the run script after this long and fail the Job (default: "
         "no limit, since a real run may train for days)",
@@ -95,7 +100,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="refresh until the Job has ended and its Workers are gone",
     )
     status.add_argument(
-        "--interval", type=float, default=5.0, help="seconds between refreshes (--watch)"
+        "--interval",
+        type=seconds(high=3600.0),
+        default=5.0,
+        help="seconds between refreshes (--watch)",
     )
     status.set_defaults(run=run_status)
 
@@ -120,14 +128,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _name_and_backend(logs)
     which = logs.add_mutually_exclusive_group()
     which.add_argument("--worker", metavar="ROLE/INDEX", help="e.g. header/0 or franka/1")
-    which.add_argument("--rank", type=int, metavar="R", help="the Worker with RLINF_NODE_RANK R")
+    which.add_argument(
+        "--rank", type=count(high=MAX_RANK), metavar="R", help="the Worker with RLINF_NODE_RANK R"
+    )
     which.add_argument(
         "--run",
         action="store_true",
         dest="run_log",
         help="the run script's output (on the Header's Worker; for the rehearsal, its verdict)",
     )
-    logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
+    logs.add_argument(
+        "--tail", type=count(high=MAX_TAIL), default=200, help="lines from the end (default 200)"
+    )
     logs.add_argument(
         "--run-id",
         metavar="ID",
@@ -158,10 +170,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     every.add_argument(
         "--level", choices=LEVELS, help="this level or above (read from each line's header)"
     )
-    every.add_argument("--tail", type=int, default=2000, help="lines read per log (default 2000)")
+    every.add_argument(
+        "--tail", type=count(high=MAX_TAIL), default=2000, help="lines read per log (default 2000)"
+    )
     every.add_argument("--follow", action="store_true", help="keep printing new matching lines")
     every.add_argument(
-        "--interval", type=float, default=2.0, help="seconds between reads (--follow)"
+        "--interval",
+        type=seconds(high=3600.0),
+        default=2.0,
+        help="seconds between reads (--follow)",
     )
     every.add_argument("--zip", type=Path, metavar="FILE.zip", help="write every log to a zip")
     every.set_defaults(run=run_logs_all)
@@ -296,20 +313,7 @@ def _desired(backend: Backend, name: str) -> dict[str, int]:
     return {r.name: r.replicas for r in job.roles} if job else {}
 
 
-def _positive(seconds: float | None, option: str) -> None:
-    """A duration option at or below zero (or not a number) is a usage error, not a traceback."""
-    if seconds is not None and not 0 < seconds < float("inf"):
-        raise UsageError(
-            Text(
-                "{option} takes a number of seconds above 0; got {value}",
-                option=option,
-                value=seconds,
-            )
-        )
-
-
 def run_status(args: argparse.Namespace) -> int:
-    _positive(args.interval, "--interval")
     try:
         backend = _backend(args)
         desired = _desired(backend, args.name)
@@ -408,10 +412,6 @@ def _no_job(name: str, backend: Backend) -> BackendError:
 def run_logs(args: argparse.Namespace) -> int:
     from ..backends.local.backend import LocalBackend  # loaded once a backend is open anyway
 
-    if args.tail < 0:
-        raise UsageError(
-            Text("--tail takes a number of lines, 0 or more; got {tail}", tail=args.tail)
-        )
     try:
         backend = _backend(args)
         job = backend.job(args.name)

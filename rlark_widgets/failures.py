@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import urllib3
@@ -70,6 +71,57 @@ def explain(exc: BaseException) -> Explanation | None:
     if isinstance(exc, OSError):
         return _os(exc)
     return None
+
+
+def interrupted_submit(
+    name: str, cause: Text | str, exists: Callable[[], bool], status_command: str
+) -> Explanation:
+    """A submit whose answer never came: whether the Job exists, read back from the server now.
+
+    The create may have reached the server before the connection broke (the answer cut short),
+    so "it failed" could be untrue; ``exists`` asks the server again, and the message says what
+    it answered (or that it cannot be read back either).
+    """
+    try:
+        there: bool | None = exists()
+    except FAILURES:
+        there = None
+    if there:
+        return Explanation(
+            Text(
+                "The submit of {name} was interrupted ({cause}), but the Job exists on the "
+                "cluster (read back just now): it was created.",
+                name=name,
+                cause=cause,
+            ),
+            Text(
+                "Follow it with: {command} (submitting again creates no duplicate).",
+                command=status_command,
+            ),
+        )
+    if there is None:
+        return Explanation(
+            Text(
+                "The submit of {name} was interrupted ({cause}), and whether the Job was created "
+                "cannot be read back now.",
+                name=name,
+                cause=cause,
+            ),
+            Text(
+                "Check with {command} once the cluster answers; submitting again is safe "
+                "(it never creates a duplicate).",
+                command=status_command,
+            ),
+        )
+    return Explanation(
+        Text(
+            "The submit of {name} was interrupted ({cause}); the Job does not exist on the "
+            "cluster (read back just now): nothing was created.",
+            name=name,
+            cause=cause,
+        ),
+        Text("Submit again once the cluster answers."),
+    )
 
 
 def _os(exc: OSError) -> Explanation:

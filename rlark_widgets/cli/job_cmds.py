@@ -11,6 +11,7 @@ from typing import Any
 
 from ..backends.all_logs import all_logs, logs_zip
 from ..backends.base import Backend, BackendError, blocking, job_names
+from ..failures import interrupted_submit
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -104,6 +105,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=seconds(high=3600.0),
         default=5.0,
         help="seconds between refreshes (--watch)",
+    )
+    status.add_argument(
+        "--timeout",
+        type=seconds(),
+        metavar="SECONDS",
+        help="--watch: stop watching after this long, exit code 3 (default: until the Job ends)",
     )
     status.set_defaults(run=run_status)
 
@@ -273,7 +280,14 @@ def run_submit(args: argparse.Namespace) -> int:
             return EXIT_FAILED
         result = submission.result
     except BackendError as exc:
-        return _fail(exc, lang)
+        if not getattr(exc, "transient", False):
+            return _fail(exc, lang)
+        status = f"rlark-migrate status {job.name} {_flags(args, backend.name)}"
+        read_back = interrupted_submit(
+            job.name, exc.text, lambda: backend.job(job.name) is not None, status
+        )
+        print_error(read_back.text, read_back.fix_text, lang)
+        return EXIT_FAILED
     _say(
         Text("Submitted: {name}. {message}", name=result.name, message=result.text)
         if result.created
@@ -319,7 +333,15 @@ def run_status(args: argparse.Namespace) -> int:
         desired = _desired(backend, args.name)
         previous: JobSnapshot | None = None
         told: list[str] = []  # every notice of this watch, kept below the refreshed report
+        deadline = time.monotonic() + args.timeout if args.timeout else None
         while True:
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = Text(
+                    "Stopped watching after {seconds} s (--timeout); the Job keeps running.",
+                    seconds=f"{args.timeout:g}",
+                )
+                print(stopped.render(args.lang), file=sys.stderr)
+                return EXIT_TIMEOUT
             try:
                 snap = backend.snapshot(args.name)
             except BackendError as exc:  # a dropped or busy server: say so, keep watching

@@ -64,12 +64,14 @@ bench: $(STAMP) oracle
 
 # 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target,
 # including the differential round trip (what `check` passes is what `submit` stores on the
-# Kubernetes emulator, byte for byte after normalisation).
+# Kubernetes emulator, byte for byte after normalisation), and every argv a subcommand can be
+# given; then every Kubernetes command through every wire fault (tests/test_faults_wire.py).
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
 # Then 2,000 random configs against RLinf's own code (ORACLE_EXAMPLES=N for more).
 fuzz: $(STAMP) oracle
 	ulimit -v 4000000 && HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_fuzz.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_faults_wire.py -q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_oracle_differential.py \
 		-q -p no:cacheprovider
 

@@ -36,6 +36,17 @@ def _kind(mode: int) -> Text:
     return Text("not a regular file")
 
 
+def not_a_file(path: str | os.PathLike[str]) -> Text | None:
+    """What ``path`` is when it exists and is no regular file (a directory, a FIFO, ...), else
+    None: for readers that hand the path to a library (the kubeconfig) and must not let it
+    wait on a FIFO or misreport a directory as missing."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
 def _too_large(file: str, size: int, limit: int) -> InputFileError:
     return InputFileError(
         Text(

@@ -35,7 +35,7 @@ FAILURES: tuple[type[Exception], ...] = (
 class Explanation:
     """A failure in words: what happened and the fix that matches its cause."""
 
-    text: Text | str
+    text: Text
     fix_text: Text | str
 
 
@@ -160,7 +160,11 @@ def _os(exc: OSError) -> Explanation:
             Text("Free some space, or write somewhere else."),
         )
     return Explanation(
-        Text("{path} failed: {reason}", path=path, reason=reason) if path else reason,
+        (
+            Text("{path} failed: {reason}", path=path, reason=reason)
+            if path
+            else Text("The system refused: {reason}", reason=reason)
+        ),
         Text("Check the path, its permissions and the free space."),
     )
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from ..backends.all_logs import all_logs, logs_zip
 from ..backends.base import Backend, BackendError, blocking, job_names
-from ..failures import interrupted_submit
 from ..findings import Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -279,15 +278,8 @@ def run_submit(args: argparse.Namespace) -> int:
             print("\n" + not_submitted.render(lang), file=sys.stderr)
             return EXIT_FAILED
         result = submission.result
-    except BackendError as exc:
-        if not getattr(exc, "transient", False):
-            return _fail(exc, lang)
-        status = f"rlark-migrate status {job.name} {_flags(args, backend.name)}"
-        read_back = interrupted_submit(
-            job.name, exc.text, lambda: backend.job(job.name) is not None, status
-        )
-        print_error(read_back.text, read_back.fix_text, lang)
-        return EXIT_FAILED
+    except BackendError as exc:  # an interrupted submit says whether the Job exists
+        return _fail(exc, lang)
     _say(
         Text("Submitted: {name}. {message}", name=result.name, message=result.text)
         if result.created

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
-import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ import urllib3
 from hypothesis import given
 from hypothesis import strategies as st
 from kubernetes.client.exceptions import ApiException
+from test_cli_bad_input import _within
 from test_cli_jobs import cli
 
 from rlark_widgets.cli import job_cmds
@@ -117,11 +118,6 @@ def test_the_app_words_a_path_that_is_no_file(kind: str, tmp_path: Path) -> None
     assert s.load_example("maniskill_ppo_openvlaoft"), s.error
     before = s.job_yaml
     for act in (s.set_site, s.set_inventory, s.load_path):
-        done = threading.Event()
-        ok: list[bool] = []
-        threading.Thread(
-            target=lambda: (ok.append(act(str(path))), done.set()), daemon=True
-        ).start()
-        assert done.wait(10), f"{act.__name__} waited on {kind}"
-        assert ok == [False] and str(path) in s.error and "Traceback" not in s.error, s.error
+        assert _within(10, partial(act, str(path))) is False, act.__name__  # never waits
+        assert str(path) in s.error and "Traceback" not in s.error, s.error
         assert s.job_yaml == before

@@ -568,6 +568,10 @@ def _answer_argvs(data, where: Path) -> None:
             ["status", "x", "--watch", "--interval", "nan"],
             ["submit", directory, "--timeout", "nan"],
             ["submit", directory, "--timeout", "-1"],
+            # found by `make fuzz`: --follow of no Job waited forever; a kubeconfig that is not
+            # UTF-8 raised UnicodeDecodeError from the client's loader
+            ["logs-all", "demo", "--follow", "--workspace", directory],
+            ["list", "--backend", "kuberay", "--kubeconfig", make_path("garbage", where, b"\xdbf")],
         ]
     else:
         cases = [data.draw(argvs(where), label="argv")]

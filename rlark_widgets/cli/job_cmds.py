@@ -476,6 +476,8 @@ def run_logs(args: argparse.Namespace) -> int:
 def run_logs_all(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
+        if backend.job(args.name) is None:  # else --follow would wait forever for no Job
+            raise _no_job(args.name, backend)
         logs = all_logs(backend, args.name, args.tail)
         if args.zip is not None:
             _say(

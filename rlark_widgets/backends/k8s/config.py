@@ -67,7 +67,7 @@ def connect(
                     Text("Pick one of the listed contexts (kubectl config get-contexts)."),
                 )
             config.load_kube_config(path, context, client_configuration=configuration)
-        except (config.ConfigException, yaml.YAMLError, OSError) as exc:
+        except (config.ConfigException, yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
             raise BackendError(
                 Text(
                     "The kubeconfig {path} cannot be used: {reason}",

@@ -143,3 +143,32 @@ def test_a_spoiled_request_ends_in_words_and_an_exit_code(cluster, fault: str, c
         else:
             assert "the Job does not exist on the cluster (read back just now)" in err, err
         assert exists == (fault == "truncate")  # only a cut answer let the create through
+
+
+def test_the_app_says_an_interrupted_submit_created_the_job(kube, tmp_path, monkeypatch):
+    """The app's boundary: the create's answer cut short on every attempt; the Job is there,
+    and the Submit error says so (read back), with what the user typed kept."""
+    from rlark_widgets.rlark.build import JobSettings
+    from rlark_widgets.ui.session import Session, finding_key
+
+    proxy = FaultProxy(kube.url)
+    try:
+        monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kc", proxy.url)))
+        s = Session(workspace=tmp_path / "workspace")
+        s.settings = JobSettings(
+            image="registry.example.com/rlinf:v0.3.0", name="cut", namespace=NAMESPACE
+        )
+        assert s.load_example("maniskill_ppo_openvlaoft"), s.error
+        selector = {"rlark.io/cluster": "gpu-a", "kubernetes.io/hostname": "a800-0"}
+        assert s.update_role(0, node_selector=selector)
+        s.backend_name, s.k8s_namespace = "kubernetes", NAMESPACE
+        s.acknowledge([finding_key(f) for f in s.unacknowledged()])
+        typed = (s.settings, list(s.roles), s.job_yaml)
+        rule = proxy.add("truncate", _COMMANDS[0][2], times=ATTEMPTS)
+        assert s.submit(wait=True)
+    finally:
+        proxy.close()
+    assert rule.hits == ATTEMPTS and kube.exists("jobs", "cut")
+    assert s.error.startswith("Submit: The submit of cut was interrupted ("), s.error
+    assert "but the Job exists on the cluster (read back just now): it was created." in s.error
+    assert "Traceback" not in s.error and (s.settings, list(s.roles), s.job_yaml) == typed

@@ -319,6 +319,12 @@ def _desired(backend: Backend, name: str) -> dict[str, int]:
     return {r.name: r.replicas for r in job.roles} if job else {}
 
 
+def _pause(interval: float, deadline: float | None) -> None:
+    """Sleep until the next refresh, never past ``--timeout``'s deadline."""
+    left = interval if deadline is None else min(interval, deadline - time.monotonic())
+    time.sleep(max(0.0, left))
+
+
 def run_status(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
@@ -340,7 +346,7 @@ def run_status(args: argparse.Namespace) -> int:
                 if not (args.watch and getattr(exc, "transient", False)):
                     raise
                 _fail(exc, args.lang)
-                time.sleep(args.interval)
+                _pause(args.interval, deadline)
                 continue
             result = diagnose(snap)
             if args.json:
@@ -376,7 +382,7 @@ def run_status(args: argparse.Namespace) -> int:
                 seconds=f"{args.interval:g}",
             )
             _say(refreshing, args.lang, flush=True)
-            time.sleep(args.interval)
+            _pause(args.interval, deadline)
     except KeyboardInterrupt:
         print("\n" + Text("Stopped watching; the Job keeps running.").render(args.lang))
         return EXIT_OK

@@ -92,8 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     network or API failure) is explained by :func:`..failures.explain`, exit code 1.
     """
     parser = build_parser()
-    message_language.set(_language(argv))
-    args = parser.parse_args(argv)
+    token = message_language.set(_language(argv))
+    try:
+        args = parser.parse_args(argv)
+    finally:
+        message_language.reset(token)
     try:
         return int(args.run(args))
     except UsageError as exc:

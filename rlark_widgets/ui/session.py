@@ -11,6 +11,7 @@ language toggle re-renders them too.
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 import threading
 import time
@@ -709,9 +710,11 @@ class Session(HasTraits):
             try:
                 seconds = float(text) if text.strip() else None
             except ValueError:
-                raise ValueError(
-                    Text("'{value}' is not a number of seconds.", value=text.strip())
-                ) from None
+                seconds = math.nan
+            if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+                raise ValueError(  # NaN never ends a wait; 0 or less ends it before it starts
+                    Text("'{value}' is not a number of seconds above 0.", value=text.strip())
+                )
             self.run_timeout = seconds
             self._backend = None  # opened again with the new limit
 

@@ -1,7 +1,7 @@
 """Fuzz tests (issues #8 and #15, "Bad input"): random and mutated input never ends in a
 traceback, and what the user wrote is what is submitted.
 
-Six targets, each fed through the entry points a user reaches:
+Seven targets, each fed through the entry points a user reaches:
 
 1. ``cluster-yaml``: config documents (real configs mutated as data or damaged as text, and
    random shapes under ``cluster:``) through ``load_text`` -> ``inspect_config`` ->
@@ -17,7 +17,11 @@ Six targets, each fed through the entry points a user reaches:
    language or as JSON;
 6. ``job-roundtrip`` (differential): a Job that ``check`` passes is submitted to the
    Kubernetes emulator, and the object it stores equals the Job as written, byte for byte in
-   the normal form of ``rlark_widgets.rlark.written.normal_text``.
+   the normal form of ``rlark_widgets.rlark.written.normal_text``;
+7. ``argv`` (issue #23, class 6): generated command lines for every subcommand and option, read
+   from the parser itself, with paths that are directories, FIFOs, missing, empty or garbage
+   (unreadable too, unless the tests run as root, whom file modes do not bind) and numbers that
+   are NaN, infinite, negative or huge: exit code 0-3, no traceback, no run over ``RUN_LIMIT``.
 
 Every failure must be a typed error or a finding with a message and the path it concerns.
 ``HYPOTHESIS_PROFILE=fuzz`` (``make fuzz``) runs 10,000 examples per target; the counts are

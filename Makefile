@@ -64,8 +64,9 @@ bench: $(STAMP) oracle
 
 # 10,000 examples per bad-input target (tests/test_fuzz.py), with the count printed per target,
 # including the differential round trip (what `check` passes is what `submit` stores on the
-# Kubernetes emulator, byte for byte after normalisation); the long rounds of
-# tests/test_output_escaping.py (hostile text through every command and figure).
+# Kubernetes emulator, byte for byte after normalisation), and every argv a subcommand can be
+# given; then every Kubernetes command through every wire fault (tests/test_faults_wire.py); the
+# long rounds of tests/test_output_escaping.py and the other generated security tests.
 # The memory cap turns a runaway allocation into a test failure instead of an OOM kill.
 # Then 2,000 random configs against RLinf's own code (ORACLE_EXAMPLES=N for more), and the
 # app's access guard over 10,000 generated Hosts and Origins (1,250 per round on its server).
@@ -74,6 +75,7 @@ fuzz: $(STAMP) oracle
 		-q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_output_escaping.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_faults_wire.py -q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_oracle_differential.py \
 		-q -p no:cacheprovider
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_app_auth.py -q -p no:cacheprovider

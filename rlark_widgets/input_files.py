@@ -36,6 +36,17 @@ def _kind(mode: int) -> Text:
     return Text("not a regular file")
 
 
+def not_a_file(path: str | os.PathLike[str]) -> Text | None:
+    """What ``path`` is when it exists and is no regular file (a directory, a FIFO, ...), else
+    None: for readers that hand the path to a library (the kubeconfig) and must not let it
+    wait on a FIFO or misreport a directory as missing."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(mode) else _kind(mode)
+
+
 def _too_large(file: str, size: int, limit: int) -> InputFileError:
     return InputFileError(
         Text(
@@ -65,18 +76,19 @@ def read_input_text(path: str | os.PathLike[str], max_bytes: int | None = None) 
             Text("Check the path and its permissions."),
             file,
         ) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # before fdopen, which refuses a directory with a traceback
+        os.close(fd)
+        raise InputFileError(
+            Text(
+                "{file} is {kind}, not a regular file; it is not read.",
+                file=file,
+                kind=_kind(mode),
+            ),
+            Text("Give the path of a YAML file (copy a stream into a file first)."),
+            file,
+        )
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputFileError(
-                Text(
-                    "{file} is {kind}, not a regular file; it is not read.",
-                    file=file,
-                    kind=_kind(mode),
-                ),
-                Text("Give the path of a YAML file (copy a stream into a file first)."),
-                file,
-            )
         size = os.fstat(fd).st_size
         if size > limit:
             raise _too_large(file, size, limit)

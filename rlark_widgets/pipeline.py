@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .backends.base import NEEDS_YES, Backend, SubmitResult, blocking
+from .backends.base import NEEDS_YES, Backend, BackendError, SubmitResult, blocking
+from .failures import interrupted_submit
 from .findings import Finding
 from .rlark.build import JobSettings, build_job
 from .rlark.check import check_job
@@ -295,10 +296,20 @@ def submit_checked(
     asking = [f for f in findings if f.rule_id in NEEDS_YES]
     if asking and confirm is not None and not confirm(asking):
         return Submission(findings, [], None, asking)
-    report = planned.report
-    result = backend.submit(
-        planned.job,
-        expansion=report.expansion if report is not None else None,
-        config=report.config if report is not None else None,
-    )
+    report, job = planned.report, planned.job
+    try:
+        result = backend.submit(
+            job,
+            expansion=report.expansion if report is not None else None,
+            config=report.config if report is not None else None,
+        )
+    except BackendError as exc:
+        if not getattr(exc, "transient", False):
+            raise
+        # No answer came: the create may have reached the server all the same. Say which.
+        status = f"rlark-migrate status {job.name} --backend {backend.name}"
+        read_back = interrupted_submit(
+            job.name, exc.text, lambda: backend.job(job.name) is not None, status
+        )
+        raise BackendError(read_back.text, read_back.fix_text) from None
     return Submission(findings, [], result)

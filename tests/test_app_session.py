@@ -358,7 +358,9 @@ def test_run_timeout_reaches_the_local_backend(tmp_path: Path) -> None:
     assert s.backend().options.run_timeout is None
     assert s.set_run_timeout("45"), s.error
     assert s.backend().options.run_timeout == 45.0
-    assert not s.set_run_timeout("soon") and "'soon' is not a number of seconds." in s.error
+    for typo in ("soon", "nan", "inf", "-1", "0"):
+        assert not s.set_run_timeout(typo), typo
+        assert f"'{typo}' is not a number of seconds above 0." in s.error
     assert s.run_timeout == 45.0
 
 

@@ -115,7 +115,7 @@ def test_durations_must_be_positive(value: str, tmp_path: Path, capsys) -> None:
     code, _, err = cli(
         capsys, "status", "x", "--watch", "--interval", value, "--workspace", str(tmp_path)
     )
-    assert code == 2 and "--interval takes a number of seconds above 0" in err
+    assert code == 2 and "argument --interval: takes a number of seconds above 0" in err
 
 
 def test_plan_output_dash_is_stdout(tmp_path: Path, capsys, monkeypatch) -> None:
@@ -187,7 +187,9 @@ def test_logs_tail_and_unknown_jobs(kube, tmp_path: Path, capsys) -> None:
     config = write_kubeconfig(tmp_path / "kubeconfig", kube.url, NAMESPACE)
     backend = ("--backend", "kubernetes", "--kubeconfig", str(config))
     code, _, err = cli(capsys, "logs", "demo", "--tail", "-5", *backend)
-    assert code == 2 and "--tail takes a number of lines, 0 or more; got -5" in err
+    assert (
+        code == 2 and "argument --tail: takes a whole number from 0 to 1,000,000; got '-5'" in err
+    )
     code, _, err = cli(capsys, "logs", "ghost-job", *backend)
     assert code == 1 and "No Job named ghost-job" in err and "Worker" not in err
     code, _, err = cli(capsys, "logs", "ghost-job", "--worker", "header/0", *backend)

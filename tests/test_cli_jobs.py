@@ -40,7 +40,10 @@ def kubeconfig(kube, tmp_path: Path) -> Path:
 
 
 def cli(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors (bad numbers among them): exit 2
+        code = int(exc.code or 0)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -158,7 +161,7 @@ def test_run_timeout_reaches_the_local_backend_and_is_checked(tmp_path: Path, ca
     args = build_parser().parse_args(["submit", "--config", config, *local, "--run-timeout", "30"])
     assert backend_from_args(args).options.run_timeout == 30.0
     code, _, err = cli(capsys, "submit", "--config", config, *local, "--run-timeout", "0")
-    assert code == 1 and "run_timeout must be a positive number of seconds, not 0.0." in err
+    assert code == 2 and "argument --run-timeout: takes a number of seconds above 0" in err
     assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").iterdir())
 
 

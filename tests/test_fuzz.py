@@ -1,7 +1,7 @@
 """Fuzz tests (issues #8 and #15, "Bad input"): random and mutated input never ends in a
 traceback, and what the user wrote is what is submitted.
 
-Six targets, each fed through the entry points a user reaches:
+Seven targets, each fed through the entry points a user reaches:
 
 1. ``cluster-yaml``: config documents (real configs mutated as data or damaged as text, and
    random shapes under ``cluster:``) through ``load_text`` -> ``inspect_config`` ->
@@ -17,7 +17,11 @@ Six targets, each fed through the entry points a user reaches:
    language or as JSON;
 6. ``job-roundtrip`` (differential): a Job that ``check`` passes is submitted to the
    Kubernetes emulator, and the object it stores equals the Job as written, byte for byte in
-   the normal form of ``rlark_widgets.rlark.written.normal_text``.
+   the normal form of ``rlark_widgets.rlark.written.normal_text``;
+7. ``argv`` (issue #23, class 6): generated command lines for every subcommand and option, read
+   from the parser itself, with paths that are directories, FIFOs, missing, empty or garbage
+   (unreadable too, unless the tests run as root, whom file modes do not bind) and numbers that
+   are NaN, infinite, negative or huge: exit code 0-3, no traceback, no run over ``RUN_LIMIT``.
 
 Every failure must be a typed error or a finding with a message and the path it concerns.
 ``HYPOTHESIS_PROFILE=fuzz`` (``make fuzz``) runs 10,000 examples per target; the counts are
@@ -26,13 +30,17 @@ printed at the end of the run.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
+import os
 import re
+import threading
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import yaml
@@ -54,7 +62,8 @@ from kube_emulator import NAMESPACE
 from test_cli_jobs import write_kubeconfig
 from test_job_roundtrip import stored
 
-from rlark_widgets.cli import main
+from rlark_widgets.cli import build_parser, main
+from rlark_widgets.cli.numbers import NumberType
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import Finding, Severity
 from rlark_widgets.rlark.check import check_job
@@ -417,6 +426,167 @@ def test_submit_stores_exactly_what_check_passed(text: str, kube, tmp_path: Path
     ran("job-roundtrip", "stored as written")
 
 
+# --- 7. generated argv for every subcommand: exit 0-3, no traceback, no hang -------------------
+PARSER = build_parser()
+SUBCOMMANDS = next(a for a in PARSER._actions if isinstance(a, argparse._SubParsersAction)).choices
+#: What a number option is given: nothing a wait, a sleep or a count can take as it is.
+NUMBERS = ("nan", "inf", "-inf", "-1", "0", "1e308", str(10**30), "1", "0.5", "abc")
+#: What a path option is given; "unreadable" needs a user whom file modes bind (not root).
+PATH_KINDS = ("directory", "fifo", "missing", "empty", "garbage", "unreadable")
+TEXTS = ("demo", "", "a=b", "0:8,1:four", "-", "x" * 300)
+#: How an option reads a path: its type, or what its metavar (or a positional's name) says.
+PATHY = re.compile(r"FILE|DIR|\.yaml|\.zip|SCRIPT")
+#: Seconds a run may take: a config load with Hydra takes one; a hang takes all of them.
+RUN_LIMIT = 20.0
+
+
+def _takes_path(action: argparse.Action) -> bool:
+    return (
+        action.type is Path
+        or bool(PATHY.search(str(action.metavar or "")))
+        or (not action.option_strings and action.dest == "config")
+    )
+
+
+def _options(command: str) -> list[argparse.Action]:
+    return [
+        a
+        for a in SUBCOMMANDS[command]._actions
+        if not isinstance(a, argparse._HelpAction) and a.dest not in ("lang", "site")
+    ]
+
+
+def test_every_numeric_option_is_checked_by_the_one_number_type() -> None:
+    """An option that parses a number with plain int/float would let NaN or -1 through."""
+    loose = [
+        f"{command} {'/'.join(a.option_strings)}"
+        for command in SUBCOMMANDS
+        for a in _options(command)
+        if a.type in (int, float)
+        or isinstance(a.default, int | float)
+        and not isinstance(a.default, bool)
+        and not isinstance(a.type, NumberType)
+    ]
+    assert loose == []
+
+
+def make_path(kind: str, where: Path, data: bytes) -> str:
+    """A fresh path of ``kind`` under ``where`` (never a device: tests write only in tmp)."""
+    where.mkdir(parents=True, exist_ok=True)
+    path = where / f"{kind}-{len(list(where.iterdir()))}"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "garbage":
+        path.write_bytes(data)
+    elif kind == "unreadable":
+        path.write_text("cluster: {num_nodes: 1}\n")
+        path.chmod(0)
+    return str(path)
+
+
+@st.composite
+def argvs(draw: st.DrawFn, where: Path) -> list[str]:
+    """One command line: a subcommand, its positionals, and any of its options, badly valued."""
+    command = draw(st.sampled_from(sorted(SUBCOMMANDS)))
+    kinds = [k for k in PATH_KINDS if k != "unreadable" or os.geteuid() != 0]  # root reads all
+    garbage = st.binary(max_size=200)
+
+    def value(action: argparse.Action) -> str:
+        if isinstance(action.type, NumberType):
+            return draw(st.sampled_from(NUMBERS))
+        if action.choices:
+            return draw(st.sampled_from(sorted(map(str, action.choices))))
+        if _takes_path(action):
+            return make_path(draw(st.sampled_from(kinds)), where, draw(garbage))
+        return draw(st.sampled_from(TEXTS))
+
+    argv = [command]
+    for action in _options(command):
+        if not action.option_strings:  # a positional: given, or (when optional) not
+            if action.nargs != "?" or draw(st.booleans()):
+                argv.append(value(action))
+        elif draw(st.integers(0, 3)) == 0:  # about a quarter of the options, each run
+            argv.append(draw(st.sampled_from(action.option_strings)))
+            if action.nargs != 0:
+                argv.append(value(action))
+    if "--workspace" not in argv and any(a.dest == "workspace" for a in _options(command)):
+        argv += ["--workspace", str(where / "workspace")]  # never the user's own
+    return argv
+
+
+def _within_limit(argv: list[str]) -> tuple[int, str, str]:
+    """``main(argv)`` in a thread, its output captured; a run past RUN_LIMIT is a hang."""
+    result: list[tuple[int, str, str]] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = main(argv)
+                except SystemExit as exc:  # argparse's usage errors
+                    code = int(exc.code or 0)
+            result.append((code, out.getvalue(), err.getvalue()))
+        except BaseException as exc:  # noqa: BLE001 - reported below, with the argv
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(RUN_LIMIT)
+    assert not worker.is_alive(), f"rlark-migrate {' '.join(argv)} ran over {RUN_LIMIT} s"
+    assert not failure, f"rlark-migrate {' '.join(argv)} raised {failure[0]!r}"
+    return result[0]
+
+
+@FUZZ
+@given(data=st.data())
+@example(data=None)  # the issue's own cases, one after another
+def test_every_subcommand_answers_any_argv_with_words_and_an_exit_code(
+    data, work_dir: Path
+) -> None:
+    where = work_dir / "argv"
+    alone = {  # never a real cluster, never the user's own workspace
+        "KUBECONFIG": str(where / "no-kubeconfig"),
+        "RLARK_WORKSPACE": str(where / "workspace"),
+    }
+    with mock.patch.dict(os.environ, alone):
+        _answer_argvs(data, where)
+
+
+def _answer_argvs(data, where: Path) -> None:
+    if data is None:
+        directory = make_path("directory", where, b"")
+        cases = [
+            ["check", directory],
+            ["--site", directory, "list", "--workspace", directory],
+            ["plan", directory, "--inventory", directory],
+            ["export", directory],
+            ["sheet", directory],
+            ["status", "x", "--watch", "--interval", "nan"],
+            ["submit", directory, "--timeout", "nan"],
+            ["submit", directory, "--timeout", "-1"],
+            # found by `make fuzz`: --follow of no Job waited forever; a kubeconfig that is not
+            # UTF-8 raised UnicodeDecodeError from the client's loader
+            ["logs-all", "demo", "--follow", "--workspace", directory],
+            ["list", "--backend", "kuberay", "--kubeconfig", make_path("garbage", where, b"\xdbf")],
+        ]
+    else:
+        cases = [data.draw(argvs(where), label="argv")]
+    for argv in cases:
+        code, out, err = _within_limit(argv)
+        said = out + err
+        assert "Traceback" not in said, (argv, said)
+        assert 0 <= code <= 3, (argv, code, said)
+        if code >= 1:  # a failure is said (an error line, findings, a JSON answer), not silent
+            assert said.strip(), argv
+        ran("argv", f"exit {code}")
+
+
 TARGETS = {
     "cluster-yaml": test_config_documents_give_typed_errors_or_findings,
     "placement": test_placement_strings_give_typed_errors_with_paths,
@@ -424,4 +594,5 @@ TARGETS = {
     "inventory": test_inventories_load_or_say_what_is_wrong,
     "job-secrets": test_a_planted_secret_is_found_and_never_echoed,
     "job-roundtrip": test_submit_stores_exactly_what_check_passed,
+    "argv": test_every_subcommand_answers_any_argv_with_words_and_an_exit_code,
 }

@@ -7,9 +7,11 @@ Output is English or Chinese (``--lang``, default ``$RLARK_LANG``); JSON keys ne
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Sequence
 
 from .. import __version__
+from ..failures import FAILURES, explain
 from ..i18n import LANGUAGES, Text, default_language
 from ..output_files import OutputError
 from . import (
@@ -25,6 +27,7 @@ from . import (
     sheet_cmd,
 )
 from .config_args import UsageError, print_error
+from .numbers import message_language
 from .output_args import refuse_outputs_over_inputs
 from .site_args import add_site_argument
 from .terminal import Parser, say
@@ -75,9 +78,27 @@ def add_lang_argument(parser: argparse.ArgumentParser, default: str) -> None:
     )
 
 
+def _language(argv: Sequence[str] | None) -> str:
+    """``--lang`` as given anywhere on the command line, before the full parse runs the types."""
+    peek = argparse.ArgumentParser(add_help=False)
+    peek.add_argument("--lang", choices=LANGUAGES, default=default_language())
+    with contextlib.suppress(SystemExit):  # a bad --lang: the full parse says so
+        return str(peek.parse_known_args(argv)[0].lang)
+    return default_language()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The one error boundary of ``rlark-migrate``: every failure ends in words and an exit code.
+
+    A command words the failures it expects (findings, BackendError); what escapes it (an OS,
+    network or API failure) is explained by :func:`..failures.explain`, exit code 1.
+    """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    token = message_language.set(_language(argv))
+    try:
+        args = parser.parse_args(argv)
+    finally:
+        message_language.reset(token)
     try:
         refuse_outputs_over_inputs(args)
     except OutputError as exc:
@@ -92,4 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         say(Text("Interrupted.").render(args.lang), err=True)
+        return EXIT_FAILED
+    except FAILURES as exc:
+        explained = explain(exc)
+        if explained is None:  # not reached: explain() has words for every class it lists
+            raise
+        print_error(explained.text, explained.fix_text, args.lang)
         return EXIT_FAILED

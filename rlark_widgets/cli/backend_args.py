@@ -36,6 +36,7 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--kubeconfig",
+        metavar="FILE",
         help="kubernetes, kuberay: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)",
     )
 

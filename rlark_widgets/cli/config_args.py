@@ -10,6 +10,7 @@ from ..rlark.build import merge_overrides
 from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
+from .numbers import count
 from .terminal import say
 
 
@@ -72,7 +73,7 @@ def add_config_arguments(
     exclusive = gpus.add_mutually_exclusive_group()
     exclusive.add_argument(
         "--gpus-per-node",
-        type=int,
+        type=count(),  # GpuLayout.parse checks its range
         default=8,
         metavar="N",
         help="the same GPU count on every node, 0 to 1,024 (default 8)",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,7 @@ from .config_args import (
     print_error,
 )
 from .kuberay_args import add_kuberay_arguments
+from .numbers import INT32_MAX, count, seconds
 from .output_args import add_force_argument, command_inputs
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
@@ -45,6 +47,10 @@ EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
 RECORD_LANG = "en"
 #: Notices (checkpoint, end, failure, stall) kept below the report while watching.
 NOTICES_SHOWN = 10
+#: Lines of a log read at most (a tail beyond it is a typo, and the server would refuse it).
+MAX_TAIL = 1_000_000
+#: The highest RLINF_NODE_RANK asked for (RLinf numbers its nodes from 0).
+MAX_RANK = 65_535
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,7 +73,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="wait until Ray members are all alive, all Workers run, or a checkpoint is written",
     )
     submit.add_argument(
-        "--timeout", type=float, default=900.0, help="seconds to wait (default 900)"
+        "--timeout", type=seconds(), default=900.0, help="seconds to wait (default 900)"
     )
     submit.add_argument(
         "--yes",
@@ -77,7 +83,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     submit.add_argument(
         "--run-timeout",
-        type=float,
+        type=seconds(high=float(INT32_MAX)),
         metavar="SECONDS",
         help="local backend: end the run script after this long and fail the Job (default: "
         "no limit, since a real run may train for days)",
@@ -103,7 +109,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="refresh until the Job has ended and its Workers are gone",
     )
     status.add_argument(
-        "--interval", type=float, default=5.0, help="seconds between refreshes (--watch)"
+        "--interval",
+        type=seconds(high=3600.0),
+        default=5.0,
+        help="seconds between refreshes (--watch)",
+    )
+    status.add_argument(
+        "--timeout",
+        type=seconds(),
+        metavar="SECONDS",
+        help="--watch: stop watching after this long, exit code 3 (default: until the Job ends)",
     )
     status.set_defaults(run=run_status)
 
@@ -128,14 +143,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     _name_and_backend(logs)
     which = logs.add_mutually_exclusive_group()
     which.add_argument("--worker", metavar="ROLE/INDEX", help="e.g. header/0 or franka/1")
-    which.add_argument("--rank", type=int, metavar="R", help="the Worker with RLINF_NODE_RANK R")
+    which.add_argument(
+        "--rank", type=count(high=MAX_RANK), metavar="R", help="the Worker with RLINF_NODE_RANK R"
+    )
     which.add_argument(
         "--run",
         action="store_true",
         dest="run_log",
         help="the run script's output (on the Header's Worker; for the rehearsal, its verdict)",
     )
-    logs.add_argument("--tail", type=int, default=200, help="lines from the end (default 200)")
+    logs.add_argument(
+        "--tail", type=count(high=MAX_TAIL), default=200, help="lines from the end (default 200)"
+    )
     logs.add_argument(
         "--run-id",
         metavar="ID",
@@ -166,10 +185,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     every.add_argument(
         "--level", choices=LEVELS, help="this level or above (read from each line's header)"
     )
-    every.add_argument("--tail", type=int, default=2000, help="lines read per log (default 2000)")
+    every.add_argument(
+        "--tail", type=count(high=MAX_TAIL), default=2000, help="lines read per log (default 2000)"
+    )
     every.add_argument("--follow", action="store_true", help="keep printing new matching lines")
     every.add_argument(
-        "--interval", type=float, default=2.0, help="seconds between reads (--follow)"
+        "--interval",
+        type=seconds(high=3600.0),
+        default=2.0,
+        help="seconds between reads (--follow)",
     )
     every.add_argument("--zip", type=Path, metavar="FILE.zip", help="write every log to a zip")
     every.set_defaults(run=run_logs_all)
@@ -249,7 +273,7 @@ def _asker(lang: str) -> Callable[[list[Finding]], bool]:
     def ask(findings: list[Finding]) -> bool:
         if not sys.stdin.isatty():
             return False
-        print(findings_text(findings, lang))
+        say(findings_text(findings, lang))
         question = Text("Run these prepare scripts on this machine? [y/N] ").render(lang)
         try:
             return input(question).strip().lower() in ("y", "yes", "是")
@@ -296,7 +320,7 @@ def run_submit(args: argparse.Namespace) -> int:
             say("\n" + not_submitted.render(lang), err=True)
             return EXIT_FAILED
         result = submission.result
-    except BackendError as exc:
+    except BackendError as exc:  # an interrupted submit says whether the Job exists
         return _fail(exc, lang)
     _say(
         Text("Submitted: {name}. {message}", name=result.name, message=result.text)
@@ -337,33 +361,34 @@ def _desired(backend: Backend, name: str) -> dict[str, int]:
     return {r.name: r.replicas for r in job.roles} if job else {}
 
 
-def _positive(seconds: float | None, option: str) -> None:
-    """A duration option at or below zero (or not a number) is a usage error, not a traceback."""
-    if seconds is not None and not 0 < seconds < float("inf"):
-        raise UsageError(
-            Text(
-                "{option} takes a number of seconds above 0; got {value}",
-                option=option,
-                value=seconds,
-            )
-        )
+def _pause(interval: float, deadline: float | None) -> None:
+    """Sleep until the next refresh, never past ``--timeout``'s deadline."""
+    left = interval if deadline is None else min(interval, deadline - time.monotonic())
+    time.sleep(max(0.0, left))
 
 
 def run_status(args: argparse.Namespace) -> int:
-    _positive(args.interval, "--interval")
     try:
         backend = _backend(args)
         desired = _desired(backend, args.name)
         previous: JobSnapshot | None = None
         told: list[str] = []  # every notice of this watch, kept below the refreshed report
+        deadline = time.monotonic() + args.timeout if args.timeout else None
         while True:
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = Text(
+                    "Stopped watching after {seconds} s (--timeout); the Job keeps running.",
+                    seconds=f"{args.timeout:g}",
+                )
+                say(stopped.render(args.lang), err=True)
+                return EXIT_TIMEOUT
             try:
                 snap = backend.snapshot(args.name)
             except BackendError as exc:  # a dropped or busy server: say so, keep watching
                 if not (args.watch and getattr(exc, "transient", False)):
                     raise
                 _fail(exc, args.lang)
-                time.sleep(args.interval)
+                _pause(args.interval, deadline)
                 continue
             result = diagnose(snap)
             if args.json:
@@ -399,7 +424,7 @@ def run_status(args: argparse.Namespace) -> int:
                 seconds=f"{args.interval:g}",
             )
             _say(refreshing, args.lang, flush=True)
-            time.sleep(args.interval)
+            _pause(args.interval, deadline)
     except KeyboardInterrupt:
         say("\n" + Text("Stopped watching; the Job keeps running.").render(args.lang))
         return EXIT_OK
@@ -449,10 +474,6 @@ def _no_job(name: str, backend: Backend) -> BackendError:
 def run_logs(args: argparse.Namespace) -> int:
     from ..backends.local.backend import LocalBackend  # loaded once a backend is open anyway
 
-    if args.tail < 0:
-        raise UsageError(
-            Text("--tail takes a number of lines, 0 or more; got {tail}", tail=args.tail)
-        )
     try:
         backend = _backend(args)
         job = backend.job(args.name)
@@ -503,6 +524,8 @@ def run_logs(args: argparse.Namespace) -> int:
 def run_logs_all(args: argparse.Namespace) -> int:
     try:
         backend = _backend(args)
+        if backend.job(args.name) is None:  # else --follow would wait forever for no Job
+            raise _no_job(args.name, backend)
         logs = all_logs(backend, args.name, args.tail)
         if args.zip is not None:
             _say(

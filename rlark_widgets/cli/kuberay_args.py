@@ -7,6 +7,7 @@ import argparse
 from ..i18n import Text
 from ..rlark.kuberay import KINDS, ExportOptions
 from .config_args import UsageError
+from .numbers import count
 
 
 def add_kuberay_arguments(group: argparse._ArgumentGroup | argparse.ArgumentParser) -> None:
@@ -21,14 +22,14 @@ def add_kuberay_arguments(group: argparse._ArgumentGroup | argparse.ArgumentPars
     )
     group.add_argument(
         "--ttl-seconds-after-finished",
-        type=int,
+        type=count(),
         default=600,
         metavar="S",
         help="RayJob: seconds KubeRay keeps the pods after the job ends (default 600)",
     )
     group.add_argument(
         "--active-deadline-seconds",
-        type=int,
+        type=count(low=1),
         metavar="S",
         help="RayJob: fail the job after this long (default: no limit)",
     )

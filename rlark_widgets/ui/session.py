@@ -11,6 +11,7 @@ language toggle re-renders them too.
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 import threading
 import time
@@ -26,8 +27,9 @@ from ..backends.all_logs import all_logs
 from ..backends.base import Backend, BackendError, blocking, default_workspace, job_names
 from ..backends.local.preflight import prepare_here_finding
 from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
+from ..failures import FAILURES, explain
 from ..findings import Finding, Severity
-from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
+from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
 from ..monitor.diagnosis import Diagnosis, diagnose
 from ..monitor.history import HistoryPoint, extend
 from ..monitor.job_list import JobRow, job_row
@@ -111,10 +113,17 @@ def _search_path_fix(exc: MissingVariableError) -> Text:
 
 def _problem(exc: Exception) -> tuple[Text | str, Text | str]:
     """What a user-fixable error says and its fix, as messages (rendered when shown)."""
+    explained = explain(exc)  # the CLI's words for OS, network and API failures
+    if explained is not None:
+        return explained.text, explained.fix_text
     text = getattr(exc, "text", None)  # the project's errors carry their message as Text
     if text is None:
         text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Text) else str(exc)
     return text, getattr(exc, "fix_text", "")
+
+
+#: What an action may fail with that a user can act on (the rest is a bug, logged).
+_USER_FAILURES: tuple[type[Exception], ...] = (InventoryError, ValueError, *FAILURES)
 
 
 class Session(HasTraits):
@@ -206,7 +215,7 @@ class Session(HasTraits):
         """
         try:
             action()
-        except (TextError, InventoryError, OSError, ValueError) as exc:
+        except _USER_FAILURES as exc:
             self._failed = what
             message, fix = _problem(exc)
             self._say(
@@ -709,9 +718,11 @@ class Session(HasTraits):
             try:
                 seconds = float(text) if text.strip() else None
             except ValueError:
-                raise ValueError(
-                    Text("'{value}' is not a number of seconds.", value=text.strip())
-                ) from None
+                seconds = math.nan
+            if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+                raise ValueError(  # NaN never ends a wait; 0 or less ends it before it starts
+                    Text("'{value}' is not a number of seconds above 0.", value=text.strip())
+                )
             self.run_timeout = seconds
             self._backend = None  # opened again with the new limit
 

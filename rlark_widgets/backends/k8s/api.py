@@ -29,6 +29,8 @@ from ..base import BackendError
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
 #: How a connection that the server (or a proxy) dropped mid-request reads in urllib3's errors.
 DROPPED = ("Remote end closed connection", "Connection reset", "Connection aborted")
+#: How an answer cut short (fewer bytes than its Content-Length, a broken chunk) reads there.
+CUT_SHORT = ("IncompleteRead", "InvalidChunkLength", "Response ended prematurely")
 
 
 #: The verbs calls use, each a whole phrase (the verb's place differs between languages).
@@ -201,6 +203,7 @@ class KubeApi:
                 response = method(
                     *args, _preload_content=False, _request_timeout=self.timeout, **kwargs
                 )
+                return self._decode(action, response)  # reading the body can fail as well
             except ApiException as exc:
                 if not exc.status:  # the client's own wrapper of TLS failures
                     raise self._transport_error(
@@ -210,13 +213,11 @@ class KubeApi:
                 if exc.status not in RETRYABLE:
                     raise failure from None
                 retry_after, reached = _retry_after(exc), True
-            except urllib3.exceptions.HTTPError as exc:
+            except urllib3.exceptions.HTTPError as exc:  # no answer, or one cut short
                 reason = getattr(exc, "reason", None) or exc
                 failure = self._transport_error(action, reason, attempt, maybe_applied)
                 retry_after = None
                 reached = not isinstance(reason, urllib3.exceptions.NewConnectionError)
-            else:
-                return self._decode(action, response)
             delay = self.retry.wait(attempt - 1, retry_after)
             late = deadline is not None and time.monotonic() + delay + self.timeout > deadline
             if attempt >= attempts or late:
@@ -428,6 +429,8 @@ def _short(reason: object) -> Text | str:
     text = redact(_URL_USERINFO.sub(r"\1", str(reason)))
     if any(marker in text for marker in DROPPED):
         return Text("the server closed the connection without answering.")
+    if any(marker in text for marker in CUT_SHORT):
+        return Text("the answer was cut short (the connection closed before its end).")
     for marker in ("Connection refused", "Name or service not known", "No route to host"):
         if marker in text:
             return marker.lower() + "."

@@ -13,6 +13,7 @@ import yaml
 from kubernetes import client, config
 
 from ...i18n import Text
+from ...input_files import not_a_file
 from ...rlark.site import SiteProfile
 from ..base import BackendError
 from .api import KubeApi, RetryPolicy
@@ -37,6 +38,16 @@ def connect(
     does), so one failure is not retried twice over.
     """
     files = _kubeconfig_files(config_file)
+    for file in files:
+        kind = not_a_file(file)
+        if kind is not None:  # the client would call it missing, or wait on a FIFO
+            raise BackendError(
+                Text("The kubeconfig {path} is {kind}, not a file.", path=str(file), kind=kind),
+                Text(
+                    "Point --kubeconfig (or $KUBECONFIG) at a kubeconfig file; "
+                    "kubectl config view --raw > FILE writes one."
+                ),
+            )
     configuration = client.Configuration()
     if any(f.is_file() for f in files):
         path = os.pathsep.join(str(f) for f in files)
@@ -56,7 +67,7 @@ def connect(
                     Text("Pick one of the listed contexts (kubectl config get-contexts)."),
                 )
             config.load_kube_config(path, context, client_configuration=configuration)
-        except (config.ConfigException, yaml.YAMLError, OSError) as exc:
+        except (config.ConfigException, yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
             raise BackendError(
                 Text(
                     "The kubeconfig {path} cannot be used: {reason}",

@@ -356,9 +356,12 @@ _URL_CREDENTIALS = re.compile(
 # NAME=value, NAME: value, "NAME": "value", --name value, --name=value. Only the name and the
 # separator are consumed: a non-secret value (PARAMS="password=x") is scanned again for names,
 # and a value is read (by _VALUE) only after a secret-looking name, which keeps the scan linear.
+# shlex.quote writes a single quote inside a quoted word as '"'"' (JSON escapes its '"'): an
+# override 'x.password='"'"'VALUE'"'"'' in a run script still binds VALUE to the name.
+_SHELL_QUOTE_GLUE = r"'\\?\"'\\?\"'"
 _ASSIGNMENT = re.compile(
     r"(?<![\w$./-])(?P<dash>--?)?(?P<q>[\"']?)(?P<name>[A-Za-z_][\w./-]*)(?P=q)"
-    r"(?:[ \t]*(?P<sep>[:=])(?!=)[ \t]*|(?(dash)[ \t]+|(?!)))"
+    rf"(?:[ \t]*(?P<sep>[:=])(?!=)[ \t]*(?:{_SHELL_QUOTE_GLUE})?|(?(dash)[ \t]+|(?!)))"
 )
 # An unquoted value ends where the shell would end it (';', '&', '|', '<', '>'), which also
 # splits query strings ('?user=a&password=b').

@@ -7,10 +7,10 @@ level too) or downloaded.
 
 from __future__ import annotations
 
-import zipfile
 from contextlib import suppress
 from pathlib import Path
 
+from ..output_files import write_archive
 from ..rlark.logs import RUN_LOG, clean_log
 from .base import Backend, BackendError
 
@@ -37,8 +37,6 @@ def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
 
 def logs_zip(logs: dict[str, str], path: Path) -> Path:
     """``logs`` as ``<worker>.log`` files (``role/index`` becomes ``role-index``) in one zip."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for worker, text in logs.items():
-            archive.writestr(f"logs/{worker.replace('/', '-')}.log", text)
-    return path
+    return write_archive(
+        path, {f"logs/{worker.replace('/', '-')}.log": text for worker, text in logs.items()}
+    )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..i18n import LANGUAGES, Text, default_language
+from ..output_files import redacted_terminal
 from . import (
     admin_cmd,
     catalogue_cmd,
@@ -74,6 +75,12 @@ def add_lang_argument(parser: argparse.ArgumentParser, default: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints, argparse's errors too, leaves redacted."""
+    with redacted_terminal():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

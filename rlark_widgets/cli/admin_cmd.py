@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..i18n import Text
 from ..rlark.admin_request import build_admin_request
+from .config_args import wrote_output
 from .job_source import add_job_source_arguments, planned_from_source
 
 
@@ -33,7 +33,8 @@ def run(args: argparse.Namespace) -> int:
     )
     text = request.render(args.lang)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        if not wrote_output(args.out, text, args.lang):
+            return 1
         print(Text("Wrote {file}.", file=args.out).render(args.lang))
     else:
         print(text, end="")

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ..findings import has_errors
 from ..i18n import Text
 from ..pipeline import export_kuberay
-from ..rlark.secrets import redact
 from ..rlark.yaml_io import dump_yaml
-from .config_args import add_config_arguments
+from .config_args import add_config_arguments, wrote_output
 from .kuberay_args import add_kuberay_arguments, export_options
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
@@ -52,9 +50,10 @@ def run(args: argparse.Namespace) -> int:
     findings = exported.findings
     shown = findings_text(findings, args.lang)
     if exported.manifest is not None:
-        text = redact(dump_yaml(exported.manifest))
+        text = dump_yaml(exported.manifest)
         if args.output:
-            Path(args.output).write_text(text, encoding="utf-8")
+            if not wrote_output(args.output, text, args.lang):
+                return 1
             print(
                 Text("Wrote {kind} to {path}", kind=options.kind, path=args.output).render(
                     args.lang

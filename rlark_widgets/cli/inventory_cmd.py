@@ -17,7 +17,7 @@ from ..rlark.inventory import Inventory, inventory_findings, inventory_to_dict
 from ..rlark.site import CONSOLE_CATEGORIES, SiteProfile
 from ..rlark.yaml_io import dump_yaml
 from .backend_args import backend_from_args
-from .config_args import print_error
+from .config_args import print_error, wrote_output
 from .plan_cmd import site_json
 from .render import findings_text, table
 from .site_args import provenance_line, site_from_args
@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
             f"# Inventory read from {inventory.source} through the site profile "
             f"'{site.name}' ({'the shipped EXAMPLE' if site.is_example else site.source}).\n"
         )
-        Path(args.output).write_text(header + dump_yaml(data), encoding="utf-8")
+        if not wrote_output(args.output, header + dump_yaml(data), args.lang):
+            return 1
     if args.json:
         print(
             json.dumps(

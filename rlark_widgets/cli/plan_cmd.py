@@ -12,7 +12,6 @@ from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
 from ..input_files import InputFileError, read_input_text
-from ..output_files import OutputError, write_output
 from ..pipeline import PlannedJob, PlanRequest, given_job, inspect, plan_job
 from ..rlark.build import JobSettings, recorded_overrides
 from ..rlark.facts import RecordFacts
@@ -20,7 +19,7 @@ from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Mount
 from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
-from ..rlark.secrets import redact, redact_document
+from ..rlark.secrets import redact_document
 from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest, render_job_yaml
 from .config_args import (
@@ -31,6 +30,7 @@ from .config_args import (
     has_config,
     load_from_args,
     print_error,
+    wrote_output,
 )
 from .render import findings_text, plan_text
 from .site_args import provenance_line, site_from_args
@@ -254,12 +254,12 @@ def run(args: argparse.Namespace) -> int:
     assert plan is not None  # planned from a config
     to_stdout = args.output == "-"
     if job is not None:
-        if args.output and not to_stdout:
-            try:
-                write_output(args.output, redact(render_job_yaml(job)))
-            except OutputError as exc:
-                print_error(exc.text, exc.fix_text, args.lang, path=args.output)
-                return 1
+        if (
+            args.output
+            and not to_stdout
+            and not wrote_output(args.output, render_job_yaml(job), args.lang)
+        ):
+            return 1
         if args.record:
             try:
                 build_record(plan, job, findings, planned.facts, site=planned.site).write(
@@ -289,13 +289,13 @@ def run(args: argparse.Namespace) -> int:
         )
     elif to_stdout:  # `-o -`: the Job YAML alone, for a pipe; the rest goes to stderr
         if job is not None:
-            print(redact(render_job_yaml(job)), end="")
+            print(render_job_yaml(job), end="")
         print(findings_text(findings, args.lang), file=sys.stderr)
     else:
         print(provenance_line(planned.site, args.lang))
         print(plan_text(plan, args.lang))
         if job is not None and not args.output:
-            print("\n" + Text("Job YAML").render(args.lang) + "\n" + redact(render_job_yaml(job)))
+            print("\n" + Text("Job YAML").render(args.lang) + "\n" + render_job_yaml(job))
         print("\n" + Text("Findings").render(args.lang) + "\n" + findings_text(findings, args.lang))
     return 1 if has_errors(findings) or not plan.ok else 0
 

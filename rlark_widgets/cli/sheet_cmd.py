@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..i18n import Text
 from ..rlark.sheet import build_sheet
 from ..rlark.sheet_render import to_html, to_markdown
+from .config_args import wrote_output
 from .job_source import add_job_source_arguments, planned_from_source
 
 
@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     )
     text = to_html(sheet, args.lang) if args.format == "html" else to_markdown(sheet, args.lang)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        if not wrote_output(args.out, text, args.lang):
+            return 1
         print(Text("Wrote {file}.", file=args.out).render(args.lang))
     else:
         print(text, end="")

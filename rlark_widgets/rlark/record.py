@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from omegaconf import OmegaConf
 from ..contract import CHECKPOINT_DIR_ANNOTATION, CONFIG_ANNOTATION
 from ..findings import Finding
 from ..i18n import Text, TextError, render
+from ..output_files import write_archive, write_files
 from ..rlinf.environment_values import (
     environment_values,
     reference_swapper,
@@ -65,15 +65,9 @@ class RunRecord:
         target = Path(out)
         try:
             if target.suffix == ".zip":
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-                    for name, text in sorted(self.files.items()):
-                        archive.writestr(name, text)
+                write_archive(target, dict(sorted(self.files.items())))
             else:
-                for name, text in self.files.items():
-                    path = target / name
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
+                write_files(target, self.files)
         except OSError as exc:
             blocker = _file_in_the_way(target)
             reason = (

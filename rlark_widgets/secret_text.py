@@ -223,7 +223,7 @@ _DETECTORS: tuple[_Detector, ...] = (
         # a DSN passed through a URL or a form: 'postgresql%3A%2F%2Fuser%3Apass%40db'
         Text("URL with credentials"),
         re.compile(
-            r"(?i:[a-z][\w+.-]*%3A%2F%2F)(?:(?!%3A|%40|%2F)[^\s/?#'\"@])*%3A"
+            r"(?<![\w+.%-])(?i:[a-z][\w+.-]*%3A%2F%2F)(?:(?!%3A|%40|%2F)[^\s/?#'\"@])*%3A"
             r"(?P<value>(?:(?!%40|%2F)[^\s/?#'\"@])+)%40"
         ),
         group="value",
@@ -513,20 +513,34 @@ def _library_detectors() -> tuple[RegexBasedDetector, ...]:
     )
 
 
+#: The library's twenty regexes cost ~2 µs a character together, so lines longer than this (a
+#: generated 4 MB value) are left to the detectors above; the rest is read in whole pieces.
+MAX_LIBRARY_LINE = 20_000
+_LONG_LINE = re.compile(rf"[^\n]{{{MAX_LIBRARY_LINE + 1},}}")
+
+
+def _library_pieces(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, piece) of ``text`` between its overlong lines; each piece starts a line."""
+    start = 0
+    for long in _LONG_LINE.finditer(text):
+        yield start, text[start : long.start()]
+        start = long.end()
+    yield start, text[start:]
+
+
 def _library_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
     """The library's hits, as spans of the secret (its first non-empty group, else the match)."""
-    for detector in _library_detectors():
-        for pattern in detector.denylist:
-            for m in pattern.finditer(text):
-                if _inside_word(text, *m.span()):
-                    continue  # 'MAKIA…XY' is a word that holds the shape, not a key
-                group = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i)), 0)
-                if is_literal(m.group(group)):
-                    yield (
-                        priority,
-                        Text("{kind} (detect-secrets)", kind=detector.secret_type),
-                        *m.span(group),
-                    )
+    for offset, piece in _library_pieces(text):
+        for detector in _library_detectors():
+            for pattern in detector.denylist:
+                for m in pattern.finditer(piece):
+                    if _inside_word(piece, *m.span()):
+                        continue  # 'MAKIA…XY' is a word that holds the shape, not a key
+                    group = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i)), 0)
+                    if is_literal(m.group(group)):
+                        start, end = m.span(group)
+                        kind = Text("{kind} (detect-secrets)", kind=detector.secret_type)
+                        yield priority, kind, offset + start, offset + end
 
 
 def _inside_word(text: str, start: int, end: int) -> bool:

@@ -38,7 +38,7 @@ CONFIG = (
 )
 IMAGE = "registry.example.com/team/rlinf:0.3"
 #: Under the dev and ci profiles (each example runs about ten commands); fuzz takes its own.
-EXAMPLES = settings().max_examples if settings().max_examples > 1_000 else 12
+EXAMPLES = settings().max_examples if settings().max_examples > 1_000 else 8
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,15 @@
-"""Writing a file the user named: never over one of the command's inputs, never half-written.
+"""The one writer of what leaves this process: files the user named, archives, the terminal.
+
+Every text that leaves passes :func:`rlark_widgets.secret_text.redact` here, whoever made it
+(Job YAML, run records, console sheets, admin requests, log zips, KubeRay exports, CLI text in
+either language, ``--json``): one choke point, so a new output cannot forget the redaction
+(``tests/test_secret_exits.py`` scans the package for writers that go around it).
 
 ``plan -o`` into a missing directory, onto a directory or onto ``/dev/full`` raised
-FileNotFoundError, IsADirectoryError or OSError(ENOSPC) as tracebacks. ``plan CFG -o CFG``,
+FileNotFoundError, IsADirectoryError or OSError(ENOSPC) as tracebacks; here they are answers.
+``plan CFG -o CFG``,
 ``export J -o J`` or ``inventory -o $KUBECONFIG`` overwrote the input, and a write that failed
-halfway left a truncated file. So every output goes through :func:`write_output`: it refuses a
+halfway left a truncated file. Every output goes through :func:`write_output`: it refuses a
 path that is one of the inputs (:func:`refuse_inputs`, by resolved path and by inode, so
 ``./x/../x``, a symlink or a hard link to an input are caught), writes a temporary file in the
 same directory, fsyncs it and renames it over the target, so the old file stays whole until the
@@ -14,13 +20,19 @@ in place: renaming over it would replace the device with a regular file.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
+import sys
 import tempfile
-from collections.abc import Iterable
+import zipfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 from .i18n import Text, TextError
+from .secret_text import redact
 
 PathArg = str | os.PathLike[str]
 
@@ -125,7 +137,7 @@ def write_output(
     file = Path(path)
     refuse_inputs(file, inputs, option)
     _check_place(file)
-    data = content.encode("utf-8") if isinstance(content, str) else content
+    data = redact(content).encode("utf-8") if isinstance(content, str) else content
     if file.exists() and not stat.S_ISREG(file.stat().st_mode):
         _write_in_place(file, data)  # a device: a rename would replace it with a regular file
         return
@@ -168,3 +180,62 @@ def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> None:
+    """``{relative name: text}`` under ``folder``, each redacted (a run record's directory).
+
+    OSError is left to the caller, which knows what the folder is for and says so.
+    """
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(redact(text), encoding="utf-8")
+
+
+def write_archive(path: Path, files: Mapping[str, str]) -> Path:
+    """``{member name: text}`` as one zip, each member redacted (records, log downloads)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text in files.items():
+            archive.writestr(name, redact(text))
+    return path
+
+
+class RedactedStream(io.TextIOBase):
+    """A terminal stream whose every write is redacted: what the CLI prints, in any language.
+
+    A print is one write, so a secret is never split across two redactions.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # the wrapped stream's, read-only
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+
+@contextmanager
+def redacted_terminal() -> Iterator[None]:
+    """stdout and stderr redacted for as long as a command runs (usage errors included)."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactedStream(saved[0]), RedactedStream(saved[1])
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved

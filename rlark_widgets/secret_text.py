@@ -37,8 +37,12 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
+
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.plugins.base import RegexBasedDetector
 
 from .i18n import Text
 
@@ -122,6 +126,14 @@ def _looks_random(value: str) -> bool:
     )
 
 
+def _looks_like_key(value: str) -> bool:
+    """Random, and not snake_case words: one run of 16+ characters between separators."""
+    return _looks_random(value) and any(
+        len(part) >= MIN_GENERIC_LENGTH and _char_classes(part) >= 2
+        for part in re.split(r"[_.\-]", value)
+    )
+
+
 def _mixed_key(value: str) -> bool:
     """``sk-`` keys must mix digits, upper and lower case (``sk-learn-…`` words do not)."""
     return _char_classes(value) == 3
@@ -191,6 +203,32 @@ _DETECTORS: tuple[_Detector, ...] = (
         re.compile(rf"{_NOT_TOKEN}LTAI[A-Za-z0-9]{{12,24}}{_END_TOKEN}"),
     ),
     _Detector(
+        Text("Tencent Cloud SecretId"),
+        re.compile(rf"{_NOT_TOKEN}AKID[A-Za-z0-9]{{32}}{_END_TOKEN}"),
+    ),
+    _Detector(Text("npm token"), re.compile(rf"{_NOT_TOKEN}npm_[A-Za-z0-9]{{36}}{_END_TOKEN}")),
+    _Detector(
+        Text("Stripe key"),
+        re.compile(rf"{_NOT_TOKEN}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{16,}}{_END_TOKEN}"),
+    ),
+    _Detector(
+        # registry logins written into the reference: 'user:password@registry.example.com/x:1'
+        Text("password in an image reference"),
+        re.compile(
+            r"(?<![\w.:/@%-])[A-Za-z0-9._-]+:(?P<value>[^\s@/'\"]+)@(?=[A-Za-z0-9.-]+(?::\d+)?/)"
+        ),
+        group="value",
+    ),
+    _Detector(
+        # a DSN passed through a URL or a form: 'postgresql%3A%2F%2Fuser%3Apass%40db'
+        Text("URL with credentials"),
+        re.compile(
+            r"(?<![\w+.%-])(?i:[a-z][\w+.-]*%3A%2F%2F)(?:(?!%3A|%40|%2F)[^\s/?#'\"@])*%3A"
+            r"(?P<value>(?:(?!%40|%2F)[^\s/?#'\"@])+)%40"
+        ),
+        group="value",
+    ),
+    _Detector(
         Text("GitHub token"),
         re.compile(
             rf"{_NOT_TOKEN}(?:gh[pousr]_[A-Za-z0-9]{{36,251}}|github_pat_[A-Za-z0-9_]{{22,251}}){_END_TOKEN}"
@@ -247,6 +285,13 @@ _COMMAND_PASSWORDS: tuple[re.Pattern[str], ...] = (
         rf"\s+password\s+{_QUOTED_OR_BARE}"
     ),
     re.compile(rf"\blogin\s+\S+\s+password\s+{_QUOTED_OR_BARE}"),
+    # wandb login [--relogin] [--host=URL] KEY
+    re.compile(rf"\bwandb[ \t]+login\b(?:[ \t]+--?[\w-]+(?:=\S+)?)*[ \t]+{_QUOTED_OR_BARE}"),
+    # aws configure set [--profile P] aws_secret_access_key KEY (also a profile's dotted name)
+    re.compile(
+        r"\baws[ \t]+configure[ \t]+set\b(?:[ \t]+--\S+[ \t]+\S+)*[ \t]+(?:[\w-]+\.)*"
+        rf"(?:aws_)?(?:secret_access_key|session_token)[ \t]+{_QUOTED_OR_BARE}"
+    ),
     # curl/wget -u USER:PASS, --user USER:PASS, --proxy-user, -U (proxy)
     re.compile(
         r"(?<![\w-])(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?[\"']?[^\s:\"'$]+:"
@@ -311,9 +356,12 @@ _URL_CREDENTIALS = re.compile(
 # NAME=value, NAME: value, "NAME": "value", --name value, --name=value. Only the name and the
 # separator are consumed: a non-secret value (PARAMS="password=x") is scanned again for names,
 # and a value is read (by _VALUE) only after a secret-looking name, which keeps the scan linear.
+# shlex.quote writes a single quote inside a quoted word as '"'"' (JSON escapes its '"'): an
+# override 'x.password='"'"'VALUE'"'"'' in a run script still binds VALUE to the name.
+_SHELL_QUOTE_GLUE = r"'\\?\"'\\?\"'"
 _ASSIGNMENT = re.compile(
     r"(?<![\w$./-])(?P<dash>--?)?(?P<q>[\"']?)(?P<name>[A-Za-z_][\w./-]*)(?P=q)"
-    r"(?:[ \t]*(?P<sep>[:=])(?!=)[ \t]*|(?(dash)[ \t]+|(?!)))"
+    rf"(?:[ \t]*(?P<sep>[:=])(?!=)[ \t]*(?:{_SHELL_QUOTE_GLUE})?|(?(dash)[ \t]+|(?!)))"
 )
 # An unquoted value ends where the shell would end it (';', '&', '|', '<', '>'), which also
 # splits query strings ('?user=a&password=b').
@@ -339,6 +387,8 @@ class _NameKind:
     kind: Text
     gated: bool = False  # the value must also look random (names that are only generic)
     min_length: int = 1
+    # When set, the value must pass it in the manifest too: the name alone is not enough.
+    value_gate: Callable[[str], bool] | None = None
 
 
 # First match wins.
@@ -356,13 +406,19 @@ _NAME_KINDS: tuple[_NameKind, ...] = (
         min_length=8,
     ),
     _NameKind(
-        re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE|(?:^|_)PASS|_PWD)$"), Text("password assignment")
+        re.compile(r"(?:PASSWORD|PASSWD|PASSPHRASE|(?:^|_)PASS|SSHPASS|(?:^|_)PWD)$"),
+        Text("password assignment"),
     ),
+    # Short names of the seeds' object-storage and cloud consoles: 'ak', 'sk', 'auth'.
+    _NameKind(re.compile(r"^(?:AK|SK|AUTH)$"), Text("access key pair"), min_length=6),
     _NameKind(
         re.compile(r"(?:TOKEN|SECRET|API_?KEY|ACCESS_KEY|PRIVATE_KEY|AUTH_KEY|CREDENTIALS?)$"),
         Text("generic API token"),
         gated=True,
     ),
+    # 'wandb_key', 'oss_key': but 'unnorm_key: libero_90_no_noops' and 'sort_key' are words,
+    # so the name alone is never enough, in the manifest either: the value must look like a key.
+    _NameKind(re.compile(r"_KEY$"), Text("generic API token"), value_gate=_looks_like_key),
 )
 
 _REFERENCE = re.compile(
@@ -425,6 +481,83 @@ def _spans(text: str, depth: int = 0) -> Iterator[tuple[int, Text, int, int]]:
     yield from _command_password_spans(text, url_priority)
     yield from _assignment_spans(text, url_priority + 1)
     yield from _env_entry_spans(text, url_priority + 1)
+    yield from _paired_secret_spans(text, url_priority + 2)
+    yield from _library_spans(text, url_priority + 3)  # the net under our own, named kinds
+
+
+#: detect-secrets' detectors left out: the entropy ones flag digests, commit hashes and image
+#: layers on their own (here entropy only gates a secret-looking name), a public IP is no
+#: credential, and its keyword detector is replaced by the name rules above, which the
+#: manifest applies more strictly (any literal under a secret name).
+#: Its npm pattern ('//.+/:_authToken=') is quadratic on one long line; the npm token shape is
+#: ours instead.
+_LIBRARY_LEFT_OUT = frozenset(
+    {
+        "Base64 High Entropy String",
+        "Hex High Entropy String",
+        "Public IP (ipv4)",
+        "Secret Keyword",
+        "NPM tokens",
+    }
+)
+
+
+@cache
+def _library_detectors() -> tuple[RegexBasedDetector, ...]:
+    """detect-secrets' shape detectors (AWS, Azure, Stripe, Slack, PyPI, Twilio, ...)."""
+    plugins: Mapping[str, type[object]] = get_mapping_from_secret_type_to_class()
+    return tuple(
+        plugin()
+        for kind, plugin in sorted(plugins.items())
+        if kind not in _LIBRARY_LEFT_OUT and issubclass(plugin, RegexBasedDetector)
+    )
+
+
+#: The library's twenty regexes cost ~2 µs a character together, so lines longer than this (a
+#: generated 4 MB value) are left to the detectors above; the rest is read in whole pieces.
+MAX_LIBRARY_LINE = 20_000
+_LONG_LINE = re.compile(rf"[^\n]{{{MAX_LIBRARY_LINE + 1},}}")
+
+
+def _library_pieces(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, piece) of ``text`` between its overlong lines; each piece starts a line."""
+    start = 0
+    for long in _LONG_LINE.finditer(text):
+        yield start, text[start : long.start()]
+        start = long.end()
+    yield start, text[start:]
+
+
+def _library_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
+    """The library's hits, as spans of the secret (its first non-empty group, else the match)."""
+    for offset, piece in _library_pieces(text):
+        for detector in _library_detectors():
+            for pattern in detector.denylist:
+                for m in pattern.finditer(piece):
+                    if _inside_word(piece, *m.span()):
+                        continue  # 'MAKIA…XY' is a word that holds the shape, not a key
+                    group = next((i for i in range(1, (m.lastindex or 0) + 1) if m.group(i)), 0)
+                    if is_literal(m.group(group)):
+                        start, end = m.span(group)
+                        kind = Text("{kind} (detect-secrets)", kind=detector.secret_type)
+                        yield priority, kind, offset + start, offset + end
+
+
+def _inside_word(text: str, start: int, end: int) -> bool:
+    return (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum())
+
+
+# A cloud key id (AWS, Aliyun, Tencent) says the random token beside it is its secret.
+_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|LTAI|AKID)[A-Za-z0-9]{12,32}(?![A-Za-z0-9])")
+_PAIRED_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{24,44}(?![A-Za-z0-9/+])")
+
+
+def _paired_secret_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
+    if not _KEY_ID.search(text):
+        return
+    for m in _PAIRED_SECRET.finditer(text):
+        if _looks_random(m.group(0)) and not _KEY_ID.fullmatch(m.group(0)):
+            yield priority, Text("cloud secret key beside its key id"), *m.span()
 
 
 def _env_entry_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int, int]]:
@@ -441,7 +574,8 @@ def _env_entry_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int,
             if "," in m.group("sep"):
                 bare = re.split(r"[,}]", bare)[0]
             end = start + len(bare.rstrip())
-        if is_literal(text[start:end]):
+        value = text[start:end]
+        if is_literal(value) and (found.value_gate is None or found.value_gate(value)):
             yield priority, found.kind, start, end
 
 
@@ -471,6 +605,8 @@ def _assignment_spans(text: str, priority: int) -> Iterator[tuple[int, Text, int
             continue
         if found.gated and not _looks_random(value):
             continue
+        if found.value_gate is not None and not found.value_gate(value):
+            continue
         yield priority, found.kind, start, end
 
 
@@ -491,6 +627,8 @@ def named_literal(text: str, path: str, name: str | None) -> SecretHit | None:
     """The whole of ``text`` as a hit when it is a literal bound to a secret-looking name."""
     found = _classify_name(name) if name else None
     if found is None or not is_literal(text):
+        return None
+    if found.value_gate is not None and not found.value_gate(text.strip()):
         return None
     start = len(text) - len(text.lstrip())
     return _hit(found.kind, path, (start, len(text.rstrip())), _line_index(text))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..output_files import write_output
 from ..rlark.logs import RUN_LOG, clean_log
+from ..secret_text import redact
 from .base import Backend, BackendError
 
 
@@ -45,6 +46,6 @@ def logs_zip(logs: dict[str, str], path: Path, inputs: Iterable[str] = ()) -> Pa
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for worker, text in logs.items():
-            archive.writestr(f"logs/{worker.replace('/', '-')}.log", text)
+            archive.writestr(f"logs/{worker.replace('/', '-')}.log", redact(text))
     write_output(path, buffer.getvalue(), inputs=inputs, option="--zip")
     return path

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from .. import __version__
 from ..failures import FAILURES, explain
 from ..i18n import LANGUAGES, Text, default_language
-from ..output_files import OutputError
+from ..output_files import OutputError, redacted_terminal
 from . import (
     admin_cmd,
     catalogue_cmd,
@@ -88,6 +88,12 @@ def _language(argv: Sequence[str] | None) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; everything it prints, argparse's errors too, leaves redacted."""
+    with redacted_terminal():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     """The one error boundary of ``rlark-migrate``: every failure ends in words and an exit code.
 
     A command words the failures it expects (findings, BackendError); what escapes it (an OS,

@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 
 from ..i18n import Text, render
+from ..output_files import OutputError, write_output
 from ..rlark.build import merge_overrides
 from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
@@ -151,3 +152,14 @@ def print_error(message: Text | str, fix: Text | str, lang: str, path: str = "")
     say(error.render(lang), err=True)
     if fix:
         say("  " + Text("fix: {fix}", fix=fix).render(lang), err=True)
+
+
+def wrote_output(path: str, text: str, lang: str) -> bool:
+    """``text`` written (redacted) to the file an ``-o``/``--out`` option names, or the answer
+    why not on stderr (a missing folder, a directory, a full disk) and False."""
+    try:
+        write_output(path, text)
+    except OutputError as exc:
+        print_error(exc.text, exc.fix_text, lang, path=path)
+        return False
+    return True

@@ -8,7 +8,6 @@ from ..findings import has_errors
 from ..i18n import Text
 from ..output_files import OutputError, write_output
 from ..pipeline import export_kuberay
-from ..rlark.secrets import redact
 from ..rlark.yaml_io import dump_yaml
 from .config_args import add_config_arguments, print_error
 from .kuberay_args import add_kuberay_arguments, export_options
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     findings = exported.findings
     shown = findings_text(findings, args.lang)
     if exported.manifest is not None:
-        text = redact(dump_yaml(exported.manifest))
+        text = dump_yaml(exported.manifest)
         if args.output:
             try:
                 write_output(args.output, text, inputs=command_inputs(args))

@@ -19,7 +19,7 @@ from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Mount
 from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
-from ..rlark.secrets import redact, redact_document
+from ..rlark.secrets import redact_document
 from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest, render_job_yaml
 from .config_args import (
@@ -275,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
     if job is not None:
         if args.output and not to_stdout:
             try:
-                write_output(args.output, redact(render_job_yaml(job)), inputs=command_inputs(args))
+                write_output(args.output, render_job_yaml(job), inputs=command_inputs(args))
             except OutputError as exc:
                 print_error(exc.text, exc.fix_text, args.lang, path=args.output)
                 return 1
@@ -308,13 +308,13 @@ def run(args: argparse.Namespace) -> int:
         )
     elif to_stdout:  # `-o -`: the Job YAML alone, for a pipe; the rest goes to stderr
         if job is not None:
-            say(redact(render_job_yaml(job)), end="")
+            say(render_job_yaml(job), end="")
         say(findings_text(findings, args.lang), err=True)
     else:
         say(provenance_line(planned.site, args.lang))
         say(plan_text(plan, args.lang))
         if job is not None and not args.output:
-            say("\n" + Text("Job YAML").render(args.lang) + "\n" + redact(render_job_yaml(job)))
+            say("\n" + Text("Job YAML").render(args.lang) + "\n" + render_job_yaml(job))
         say("\n" + Text("Findings").render(args.lang) + "\n" + findings_text(findings, args.lang))
     return 1 if has_errors(findings) or not plan.ok else 0
 

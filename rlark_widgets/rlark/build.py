@@ -22,6 +22,7 @@ from ..contract import (
     SAVE_INTERVAL_ANNOTATION,
 )
 from ..examples import origin_of
+from ..rlinf.environment_values import job_value
 from ..rlinf.launchers import launcher_for
 from .job import Job, Mount, Role
 from .outputs import DEFAULT_OUTPUT_KEY
@@ -117,11 +118,11 @@ def checkpoint_dir(plan: Plan, job_name: str, output_mount: str | None) -> str |
     """Where RLinf writes global_step_N (rlinf-cluster-spec §5), after our output override."""
     config = plan.report.config
     reasoning = output_key(plan) == "runner.output_dir"
-    root = config.get("runner.output_dir" if reasoning else "runner.logger.log_path")
+    root = job_value(config, "runner.output_dir" if reasoning else "runner.logger.log_path")
     if output_mount:
         root = f"{output_mount.rstrip('/')}/{job_name}"
-    experiment = config.get(
-        "runner.experiment_name" if reasoning else "runner.logger.experiment_name"
+    experiment = job_value(
+        config, "runner.experiment_name" if reasoning else "runner.logger.experiment_name"
     )
     if not root or not experiment:
         return None
@@ -259,10 +260,10 @@ def build_job(
         annotations[OVERRIDES_ANNOTATION] = " ".join(config.overrides)
     expectations = {
         CHECKPOINT_DIR_ANNOTATION: checkpoint_dir(plan, name, settings.output_mount),
-        SAVE_INTERVAL_ANNOTATION: config.get("runner.save_interval"),
+        SAVE_INTERVAL_ANNOTATION: job_value(config, "runner.save_interval"),
         MAX_STEPS_ANNOTATION: step_budget(plan),
         RESUME_DIR_ANNOTATION: resume
-        if (resume := config.get("runner.resume_dir")) != "auto"
+        if (resume := job_value(config, "runner.resume_dir")) != "auto"
         else None,
     }
     for key, value in expectations.items():

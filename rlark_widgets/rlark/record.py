@@ -79,7 +79,7 @@ class RunRecord:
                 buffer = io.BytesIO()
                 with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
                     for name, text in sorted(self.files.items()):
-                        archive.writestr(name, text)
+                        archive.writestr(name, redact(text))
                 write_output(target, buffer.getvalue(), inputs=inputs, option="--record")
             else:
                 if not force:

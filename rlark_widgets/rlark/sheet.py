@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from ..findings import Finding, Severity
 from ..i18n import Text
+from ..secret_text import redact
 from .inventory import Inventory
 from .job import Job, Mount, Role
 from .planner import TEMPLATE_TITLES, Plan
@@ -125,6 +126,11 @@ class SheetField:
     role_path: str | None = None
     #: what to do when there is no value (None: leave the console field empty)
     empty: Text | None = None
+
+    def __post_init__(self) -> None:
+        # Redacted here, not at the exit: the HTML's copy button carries each value base64-
+        # encoded, where a password under its env name is no longer recognisable.
+        self.values = [redact(value) for value in self.values]
 
 
 @dataclass

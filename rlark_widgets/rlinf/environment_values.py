@@ -56,6 +56,19 @@ def environment_values(config: RLinfConfig) -> dict[tuple[str, ...], dict[str, A
     }
 
 
+def job_value(config: RLinfConfig, path: str) -> Any:
+    """``config.get(path)`` as the Job carries it: a value read from this machine's environment
+    stays the reference as written (``${oc.env:LOG_ROOT}/logs``), never its value here.
+
+    Why keep the reference rather than refuse: RLinf composes the config with Hydra inside the
+    pod, where OmegaConf resolves ``oc.env`` against the Worker's own environment, so the
+    reference is exactly what RLinf reads at run time. The literal would be the planning
+    machine's value (its secret, its home directory) stored in the cluster, and wrong there.
+    """
+    found = environment_values(config).get(tuple(path.split(".")))
+    return found["expression"] if found else config.get(path)
+
+
 def _dotted(where: tuple[str, ...]) -> str:
     return ".".join(where)
 

@@ -627,7 +627,7 @@ class Session(HasTraits):
         sheet = build_sheet(
             planned.job, planned.findings, planned.site, planned.plan, planned.inventory
         )
-        return to_html(sheet, self.lang, page=False)
+        return redact(to_html(sheet, self.lang, page=False))
 
     def admin_request_text(self) -> str:
         """The message to the platform admin for the current Job, in ``lang``."""
@@ -637,7 +637,7 @@ class Session(HasTraits):
         request = build_admin_request(
             planned.job, planned.findings, planned.site, planned.plan, planned.inventory
         )
-        return request.render(self.lang)
+        return redact(request.render(self.lang))
 
     def acknowledge(self, keys: list[str]) -> None:
         self.acknowledged = sorted(set(self.acknowledged) | set(keys))

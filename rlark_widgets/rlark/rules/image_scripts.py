@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ...contract import ENTRY_PLACEHOLDER
 from ...findings import Severity
 from ...i18n import Text
+from ..image_reference import image_reference_problem
 from .context import CD_TARGET, CONTAINER, SEED_FAQ, SEED_JOB, Hit, RuleContext, code_lines, rule
 
 RAY_CHECK = re.compile(r"ray\.nodes\(|\bray status\b|ray\.cluster_resources\(")
@@ -42,6 +43,25 @@ def _image(ctx: RuleContext) -> Iterator[Hit]:
                 ),
                 Text(
                     "Use an explicit version tag, or a digest (@sha256:...) to reproduce exactly."
+                ),
+            )
+
+
+@rule(
+    "JOB-IMAGE-REFERENCE",
+    Severity.ERROR,
+    Text("Every image is a reference a registry resolves (the distribution grammar)"),
+    "rlark-widgets: distribution/reference, parsed by docker-image-py",
+)
+def _image_reference(ctx: RuleContext) -> Iterator[Hit]:
+    for index, role in enumerate(ctx.job.roles):
+        if role.image.strip() and (problem := image_reference_problem(role.image)):
+            yield (
+                ctx.role_path(index, f"{CONTAINER}.image"),
+                problem,
+                Text(
+                    "Copy the reference from your registry, e.g. "
+                    "registry.example.com/team/rlinf:0.3.0 or …/rlinf@sha256:<64 hex digits>."
                 ),
             )
 

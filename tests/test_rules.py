@@ -50,7 +50,7 @@ runner:
   logger: {log_path: /mnt/output/logs, experiment_name: lab}
 """
 CONFIG_SOURCE = "examples/embodiment/config/lab.yaml"
-GPUS = "0:8,1:8,2:1"  # node 0 runs actor GPUs 0-7, node 1 GPUs 8-11 (local 0-3), node 2 the env
+GPUS = "0:8,1:8,2:0"  # node 0 runs actor GPUs 0-7, node 1 GPUs 8-11 (local 0-3), node 2 the env
 ACTOR = "cluster.component_placement.actor"
 CONTROLLER = "cluster.node_groups.0.hardware.configs.0.controller_node_rank"
 

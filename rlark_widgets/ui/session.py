@@ -310,7 +310,7 @@ class Session(HasTraits):
             notes.append(
                 Text(
                     "The per-node GPU map ({map}) was typed for the previous config and is"
-                    " cleared: every node now has {count} GPUs.",
+                    " cleared: every GPU node now has {count} GPUs.",
                     map=self.gpu_map_text.strip(),
                     count=self.gpus_per_node,
                 )

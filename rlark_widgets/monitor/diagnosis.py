@@ -110,12 +110,15 @@ def _checkpoint_clause(snap: JobSnapshot) -> Text:
     return Text("no checkpoint")
 
 
-def _verdict_detail(snap: JobSnapshot) -> str:
-    """The rehearsal's own words: its placement check, or why it failed."""
+def _verdict_detail(snap: JobSnapshot) -> Text | str:
+    """The rehearsal's own words: its placement check, that it did not check it, or why it
+    failed."""
     verdict = snap.verdict
     if verdict is None:
         return ""
-    return verdict.placement or verdict.line if verdict.passed else verdict.line
+    if verdict.passed and verdict.placement is not None:
+        return verdict.placement_text or verdict.placement
+    return verdict.said
 
 
 def _ended(snap: JobSnapshot, stopped: bool) -> Diagnosis:

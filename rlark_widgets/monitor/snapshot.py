@@ -189,11 +189,18 @@ class Progress:
 
 @dataclass
 class Verdict:
-    """The rehearsal's verdict from its run log: passed (placement verified) or failed, why."""
+    """The rehearsal's verdict from its run log: passed (placement verified), ran (placement
+    not verified: no plan), or failed, and why."""
 
-    passed: bool
+    passed: bool  # ran to its end (placement verified only when ``placement`` says so)
     line: str  # the verdict line as the rehearsal printed it
     placement: str | None = None  # "placement verified: N processes on M nodes as planned"
+    text: Text | str = ""  # ``line`` in the reader's language
+    placement_text: Text | None = None  # ``placement`` in the reader's language
+
+    @property
+    def said(self) -> Text | str:
+        return self.text or self.line
 
 
 @dataclass
@@ -264,4 +271,8 @@ class JobSnapshot:
         data["scalars"] = latest_values(self.scalars)
         pace = step_pace(self.scalars, self.time)
         data["pace"] = asdict(pace) if pace is not None else None
+        if self.verdict is not None:
+            placement = self.verdict.placement_text
+            data["verdict"]["text"] = render(self.verdict.said)
+            data["verdict"]["placement_text"] = render(placement) if placement else None
         return data

@@ -176,9 +176,10 @@ def summary_lines(
     if resumed is not None:
         lines.append(resumed)
     if snap.verdict is not None:
-        lines.append(Text("Rehearsal verdict: {line}", line=snap.verdict.line))
+        lines.append(Text("Rehearsal verdict: {line}", line=snap.verdict.said))
         if snap.verdict.placement and snap.verdict.passed:
-            lines.append(Text("Rehearsal: {line}", line=snap.verdict.placement))
+            placement = snap.verdict.placement_text or snap.verdict.placement
+            lines.append(Text("Rehearsal: {line}", line=placement))
     lines += [line for line in (_earlier_line(snap), _apart_line(snap)) if line is not None]
     lines += inside_lines(snap)
     if snap.missing:

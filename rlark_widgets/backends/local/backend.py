@@ -125,9 +125,14 @@ class LocalBackend:
     def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
         """What would stop this Job from running here (errors) and what it will not model.
 
-        ``config`` changes nothing here: the rehearsal reads the Job's Workers alone.
+        ``config`` is the config the Job was planned from: without it (and without an earlier
+        run's plan for the same roles) the rehearsal cannot verify the placement, and says so.
         """
-        return preflight_findings(job, self.options.node_ip, self.options.run_mode == "rehearsal")
+        where = JobDir.of(self.workspace, job.name)
+        planned = config is not None or _earlier_plan(where, job)[0] is not None
+        return preflight_findings(
+            job, self.options.node_ip, self.options.run_mode == "rehearsal", planned
+        )
 
     def submit(
         self,

@@ -73,12 +73,16 @@ def test_submit_of_a_job_yaml_says_before_it_starts_that_placement_is_not_verifi
         assert code == 0, out + err
         warning = out.index("[警告] LOC-NO-PLAN")
         assert "无法核对放置" in out[warning:] and warning < out.index("已提交")
-        snap = wait_for(LocalBackend(workspace), "bare", finished, START_TIMEOUT)
+        snap = wait_for(LocalBackend(workspace), "bare", finished, 2 * START_TIMEOUT)
         assert snap.run_script_state == "succeeded", "\n".join(snap.log_tail)
         assert snap.verdict is not None and snap.verdict.line == RAN_EN
         assert not any("REHEARSAL PASSED" in line for line in snap.log_tail)
         code, out, _ = cli(capsys, "status", "bare", "--workspace", str(workspace))
         assert RAN_EN in out and "REHEARSAL PASSED" not in out
+        # finished, its Workers still up: submitting again says so, not "already running"
+        code, out, _ = cli(capsys, "submit", str(job_file), *local)
+        assert "Job 'bare' has finished, but its Workers still hold their nodes here" in out
+        assert "already running" not in out
     finally:
         main(["stop", "bare", *local])
         assert survivors(workspace, "bare") == []

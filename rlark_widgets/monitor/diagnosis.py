@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..i18n import Text, render
-from .scalars import SLOW, STALLED, step_pace
+from .scalars import SLOW, STALLED
 from .snapshot import (
     CHECKPOINTS,
     FAILED,
@@ -231,7 +231,7 @@ def _healthy(snap: JobSnapshot) -> Diagnosis:
             if snap.rehearsal
             else Text("Training: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
         )
-    pace = step_pace(snap.scalars, snap.time)
+    pace = snap.pace
     slow = pace is not None and pace.state == SLOW
     detail = pace.text if pace is not None and slow else _verdict_detail(snap)
     return Diagnosis("healthy", True, title, detail, training=not snap.rehearsal)
@@ -446,7 +446,7 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             "",
             Text("Wait for the first step; if nothing comes, read the Header's log."),
         )
-    pace = step_pace(snap.scalars, snap.time)
+    pace = snap.pace
     if pace is not None and pace.state == STALLED:
         return _broken(
             "steps-advancing",

@@ -13,7 +13,7 @@ from typing import Any
 from ..i18n import Text, render
 from .gpus import GpuUse
 from .links import Link
-from .scalars import ScalarSeries, latest_values, step_pace
+from .scalars import ScalarSeries, StepPace, latest_values, step_pace
 
 #: Worker phases (Kubernetes pod phases; local processes map onto them). STOPPED: ended by a
 #: stop of the Job (or never started before it), which is neither success nor failure.
@@ -249,6 +249,15 @@ class JobSnapshot:
         return self.ended and not any(w.phase == RUNNING for w in self.workers)
 
     @property
+    def pace(self) -> StepPace | None:
+        """How the steps advance, for a running run only: an ended Job, or one whose run script
+        has ended (a finished Job that still holds its Workers), has a last step, not a pace,
+        so it never stalls."""
+        if self.ended or self.run_script_state not in (None, "running"):
+            return None
+        return step_pace(self.scalars, self.time)
+
+    @property
     def members_alive(self) -> int:
         return sum(m.alive for m in self.members)
 
@@ -269,7 +278,7 @@ class JobSnapshot:
         themselves stay in the event files), with the steps' pace."""
         data = asdict(self)
         data["scalars"] = latest_values(self.scalars)
-        pace = step_pace(self.scalars, self.time)
+        pace = self.pace
         data["pace"] = asdict(pace) if pace is not None else None
         if self.verdict is not None:
             placement = self.verdict.placement_text

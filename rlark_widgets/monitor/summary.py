@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..i18n import Listing, Text, render
 from .diagnosis import Diagnosis, diagnose
 from .gpus import GpuUse
-from .scalars import latest_values, step_pace
+from .scalars import latest_values
 from .snapshot import APART_NAMES, JobSnapshot
 
 #: Workers listed apart and earlier checkpoints named in the report, at most.
@@ -198,7 +198,7 @@ def inside_lines(snap: JobSnapshot) -> list[Text]:
     latest = latest_values(snap.scalars)
     if latest:
         values = ", ".join(f"{tag}={point['value']:.4g}" for tag, point in sorted(latest.items()))
-        pace = step_pace(snap.scalars, snap.time)
+        pace = snap.pace
         lines.append(
             Text("Curves: {values}", values=values)
             if pace is None

@@ -154,10 +154,18 @@ class LocalBackend:
         with where.lock():
             if _live(where):
                 running = self.job(job.name)
+                ended = read_snapshot(where).ended  # finished, but its Workers hold their nodes
                 return SubmitResult(
                     job.name,
                     False,
                     Text(
+                        "Job '{name}' has finished, but its Workers still hold their nodes here;"
+                        " nothing new was started (Stop it, or rlark-migrate stop {name}, then"
+                        " submit again for a new run).",
+                        name=job.name,
+                    )
+                    if ended
+                    else Text(
                         "Job '{name}' is already running locally; nothing new was started (stop it"
                         " first to start a new run).",
                         name=job.name,

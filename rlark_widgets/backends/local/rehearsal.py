@@ -370,6 +370,20 @@ class Rehearsal:
         )
         metrics = self.paths["metrics"]
         metrics.parent.mkdir(parents=True, exist_ok=True)
+        # as many steps as a fresh rehearsal runs, after the resumed one, within the budget
+        last = first - 1 + steps
+        if planned is not None and planned > 0:
+            last = min(last, planned)
+        if first > last:
+            raise RehearsalFailure(
+                Text(
+                    "runner.resume_dir is global_step_{step} and runner.max_steps is {max_steps}:"
+                    " nothing is left to train, so RLinf would end at once.",
+                    step=first - 1,
+                    max_steps=planned,
+                )
+            )
+        steps = last
         board = _tensorboard(self.paths["tensorboard"])
         done, saved = [], []
         for step in range(first, steps + 1):

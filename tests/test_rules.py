@@ -436,6 +436,13 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         "spec.runScript",
         "trains from scratch: nothing resumes",
     ),
+    "RES-NO-CHECKPOINTS": (
+        scenario(config={"runner.save_interval": -1}),
+        # Exactly what the rule's fix says to do: the run script's override wins.
+        scenario(launch_with("runner.save_interval=100"), config={"runner.save_interval": -1}),
+        "spec.runScript",
+        "runner.save_interval is -1: RLinf never saves a checkpoint",
+    ),
     "RES-RESUME-DIR": (
         scenario(launch_with(f"runner.resume_dir={CHECKPOINTS}/step_100")),
         scenario(launch_with(f"runner.resume_dir={CHECKPOINTS}/global_step_100")),

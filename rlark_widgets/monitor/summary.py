@@ -133,6 +133,12 @@ def _resumed_line(snap: JobSnapshot) -> Text | None:
 
 def _checkpoint_line(snap: JobSnapshot) -> Text:
     latest = snap.latest_checkpoint
+    interval = snap.progress.save_interval
+    if latest is None and interval is not None and interval <= 0:
+        return Text(
+            "Checkpoints: none will come (runner.save_interval is {interval}: this run saves none)",
+            interval=interval,
+        )
     if latest is None:
         return Text("Checkpoints: none yet")
     if latest.resumed:

@@ -45,7 +45,7 @@ def test_an_ended_run_has_no_pace_and_never_stalls() -> None:
 def test_a_stall_notice_names_the_state_once() -> None:
     before = snap(steps=(10,))
     (told,) = notices(before, dataclasses.replace(before, time=1090.0 + 150))
-    assert render(told.text).startswith("demo: stalled: step 10 came 150 s ago")
+    assert render(told.text).startswith("demo steps: stalled: step 10 came 150 s ago")
     assert render(told.text, "zh").count("停滞") == 1
 
 

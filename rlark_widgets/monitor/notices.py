@@ -46,6 +46,6 @@ def notices(before: JobSnapshot | None, after: JobSnapshot) -> list[Notice]:
             found.append(Notice(ENDED, Text("{job} ended: {phase}.", job=after.job, phase=phase)))
     was, now = before.pace, after.pace
     if now is not None and now.state == STALLED and (was is None or was.state != STALLED):
-        text = Text("{job}: {pace}.", job=after.job, pace=now.text)
+        text = Text("{job} steps: {pace}.", job=after.job, pace=now.text)
         found.append(Notice(STALL, text))
     return found

@@ -491,3 +491,15 @@ def test_rule_fires(rule_id: str):
 def test_rule_stays_silent(rule_id: str):
     _, silent, _, _ = CASES[rule_id]
     assert evaluate(silent(), rules=[RULES_BY_ID[rule_id]]) == []
+
+
+def test_the_header_fix_matches_its_cause_the_workers_field() -> None:
+    """Issue #24 item 15: a Header role given 2 Workers is told to set Workers to 1, not to
+    narrow a node selection it may not have."""
+    (finding,) = evaluate(scenario(role(0, replicas=2))(), rules=[RULES_BY_ID["PLN-HEADER"]])
+    assert finding.fix == (
+        "Set the Header role's Workers to 1 and move the other 1 Worker(s) to a role of their"
+        " own (it keeps the same RLINF_NODE_RANK order)."
+    )
+    assert "node selection" not in finding.fix
+    assert finding.fix_in("zh").startswith("把 Header 角色的 Worker 数设为 1")

@@ -88,7 +88,9 @@ def _header(ctx: RuleContext) -> Iterator[Hit]:
                     count=ctx.job.roles[index].replicas,
                 ),
                 Text(
-                    "Narrow its node selection to exactly 1 node, and move other Workers to another role."
+                    "Set the Header role's Workers to 1 and move the other {extra} Worker(s) to a"
+                    " role of their own (it keeps the same RLINF_NODE_RANK order).",
+                    extra=ctx.job.roles[index].replicas - 1,
                 ),
             )
 

@@ -24,7 +24,7 @@ from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, U
 from ..backends import open_backend
 from ..backends.all_logs import all_logs
 from ..backends.base import Backend, BackendError, blocking, default_workspace, job_names
-from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
+from ..examples import DEFAULT_EXAMPLE, example_configs
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, TextError, default_language, normalize_language, render
 from ..monitor.diagnosis import Diagnosis, diagnose
@@ -360,12 +360,7 @@ class Session(HasTraits):
     def set_inventory(self, name: str) -> bool:
         def action() -> None:
             self.inventory_name = name
-            bundled = example_inventories()
-            self.inventory = (
-                None
-                if not name
-                else load_inventory(bundled.get(name, Path(name).expanduser()), self.site)
-            )
+            self.inventory = None if not name else load_inventory(name, self.site)
             self._plan()
 
         return self._guard(action, Text("Inventory"))

@@ -119,7 +119,7 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
     code, out, _ = cli(capsys, "status", "demo", *backend, "--watch", "--interval", "0.1")
     assert code == 0 and out.count("Job demo on kubernetes") == 1
 
-    code, _, _ = cli(capsys, "delete", "demo", *backend)
+    code, _, _ = cli(capsys, "delete", "demo", *backend, "--yes")
     assert code == 0 and not kube.exists("jobs", "demo")
 
 
@@ -207,7 +207,7 @@ def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> N
         assert code == 0 and f"Stopped Job '{name}'" in out
         assert survivors(workspace, name) == []
     finally:
-        main(["delete", name, *local])
+        main(["delete", name, *local, "--yes"])
 
 
 def test_a_missing_image_blocks_kubernetes_but_not_the_local_rehearsal() -> None:
@@ -248,4 +248,32 @@ def test_submit_config_on_the_local_backend_needs_no_image(tmp_path: Path, capsy
     finally:
         main(["stop", name, *local])
         assert survivors(workspace, name) == []
-        main(["delete", name, *local])
+        main(["delete", name, *local, "--yes"])
+
+
+def test_delete_asks_first_and_without_a_terminal_needs_yes(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #24 item 18: `delete` confirms; `--yes` deletes where nothing can answer."""
+    import io
+
+    from test_run_identity import local_job
+
+    local_job(tmp_path)
+    flags = ("--workspace", str(tmp_path))
+    for lang, words in (
+        ("en", "there is no terminal to ask on: add --yes to delete it."),
+        ("zh", "当前没有可以提问的终端：加上 --yes 即可删除。"),
+    ):
+        code, _, err = cli(capsys, "--lang", lang, "delete", "again", *flags)
+        assert code == 2 and words in err, err
+    assert (tmp_path / "again").is_dir()  # nothing was deleted
+    terminal = io.StringIO("n\n")
+    terminal.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr("sys.stdin", terminal)
+    code, out, _ = cli(capsys, "delete", "again", *flags)
+    assert code == 0 and out.rstrip().endswith("Not deleted: again.")
+    assert "Delete Job 'again' and what the backend created for it" in out
+    assert (tmp_path / "again").is_dir()
+    code, out, _ = cli(capsys, "delete", "again", "--yes", *flags)
+    assert code == 0 and out.startswith("Deleted Job 'again'") and not (tmp_path / "again").exists()

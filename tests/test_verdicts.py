@@ -86,4 +86,4 @@ def test_submit_of_a_job_yaml_says_before_it_starts_that_placement_is_not_verifi
     finally:
         main(["stop", "bare", *local])
         assert survivors(workspace, "bare") == []
-        main(["delete", "bare", *local])
+        main(["delete", "bare", *local, "--yes"])

@@ -47,6 +47,11 @@ CRASH_REASONS = {
     "CreateContainerError",
 }
 
+#: How long a Ray head may take to answer after submit before "cannot be reached" is a fault:
+#: the local backend's per-Worker start deadline (LocalBackend join_timeout), which also covers
+#: a Pod's image pull and ``ray start`` on a cluster under load.
+HEAD_START_SECONDS = 180.0
+
 
 @dataclass(frozen=True)
 class Diagnosis:
@@ -382,6 +387,22 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             Text("Wait for scheduling and start-up; look at their events if it takes long."),
         )
     unread = snap.lacks(MEMBERS)
+    started = snap.run.started if snap.run is not None else None
+    starting = snap.progress.last_step is None and not snap.checkpoints  # nothing ran yet
+    if unread and starting and started is not None and snap.time - started < HEAD_START_SECONDS:
+        # a normal start: the dashboard answers only once the head is up
+        return Diagnosis(
+            "ray-head",
+            True,
+            Text(
+                "The Ray head is starting ({seconds} s since submit; a start may take up to"
+                " {deadline} s).",
+                seconds=f"{max(0.0, snap.time - started):.0f}",
+                deadline=f"{HEAD_START_SECONDS:.0f}",
+            ),
+            "",
+            Text("Wait: the Ray members show once the head's dashboard answers."),
+        )
     if unread:
         return _broken(
             "ray-head",

@@ -138,6 +138,29 @@ def verified(job: Job, snap: JobSnapshot, checkpoint: Checkpoint, path: str) -> 
         )
 
 
+def left_to_train(job: Job, checkpoint: Checkpoint) -> None:
+    """Refuse a checkpoint at or past ``runner.max_steps``: a run resumed from it would end at
+    once, having trained nothing, and look like a success."""
+    budget = expectations(job).max_steps
+    if budget is None or budget <= 0 or checkpoint.step < budget:
+        return
+    raise ResumeRefused(
+        Text(
+            "global_step_{step} is the end of the run: runner.max_steps is {max_steps}, so a run"
+            " resumed from it has nothing left to train.",
+            step=checkpoint.step,
+            max_steps=budget,
+        ),
+        Text(
+            "To train further, plan the Job again with a larger runner.max_steps (e.g. --override"
+            " runner.max_steps={more}) and resume it from global_step_{step}; to train again from"
+            " the start, submit it without resuming.",
+            more=budget * 2,
+            step=checkpoint.step,
+        ),
+    )
+
+
 def with_resume_dir(script: str, path: str) -> tuple[str, Text]:
     """The run script with ``runner.resume_dir=path`` and the one change, in words.
 
@@ -256,6 +279,7 @@ def resume(
     checkpoint = pick(found, which, name)
     path = resume_dir_of(job, checkpoint)
     verified(job, snap, checkpoint, path)
+    left_to_train(job, checkpoint)
     if in_progress(snap) and not stop_running:
         raise ResumeRefused(
             Text(

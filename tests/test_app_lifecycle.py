@@ -96,8 +96,8 @@ def test_a_gpu_map_typed_for_one_config_is_cleared_with_a_note_for_the_next() ->
     assert s.gpu_map_text == ""
     assert not s.report.expansion.layout.per_node
     assert s.notice == (
-        "The per-node GPU map (0:4) was typed for the previous config and is cleared: every node"
-        " now has 8 GPUs."
+        "The per-node GPU map (0:4) was typed for the previous config and is cleared: every GPU"
+        " node now has 8 GPUs."
     )
 
 

@@ -78,10 +78,9 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
         ("env", "Running"),
         ("header", "Running"),
     ]
-    assert data["diagnosis"]["ok"] is False and data["diagnosis"]["link"] in (
-        "ray-head",
-        "ray-members",
-    )
+    # just submitted, no dashboard yet: the head is starting (within its start deadline)
+    assert data["diagnosis"]["link"] in ("ray-head", "ray-members")
+    assert data["diagnosis"]["title"].startswith("The Ray head is starting")
 
     code, out, _ = cli(capsys, "status", "demo", *backend)
     assert "header: 1/1 Workers (1 Running)" in out and "Ray members: 0/3 alive" in out
@@ -90,7 +89,8 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
     assert code == 0 and "Record written to" in out
     record = tmp_path / "record"
     assert (record / "job.yaml").read_text().startswith("apiVersion: rlark.io/v1alpha1")
-    assert json.loads((record / "diagnosis.json").read_text())["ok"] is False
+    recorded = json.loads((record / "diagnosis.json").read_text())
+    assert recorded["title"].startswith("The Ray head is starting")  # just submitted
     assert {p.name for p in (record / "logs").iterdir()} == {
         "header-0.log",
         "actor-0.log",
@@ -122,7 +122,7 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
     code, out, _ = cli(capsys, "status", "demo", *backend, "--watch", "--interval", "0.1")
     assert code == 0 and out.count("Job demo on kubernetes") == 1
 
-    code, _, _ = cli(capsys, "delete", "demo", *backend)
+    code, _, _ = cli(capsys, "delete", "demo", *backend, "--yes")
     assert code == 0 and not kube.exists("jobs", "demo")
 
 
@@ -210,7 +210,7 @@ def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> N
         assert code == 0 and f"Stopped Job '{name}'" in out
         assert survivors(workspace, name) == []
     finally:
-        main(["delete", name, *local])
+        main(["delete", name, *local, "--yes"])
 
 
 def test_a_missing_image_blocks_kubernetes_but_not_the_local_rehearsal() -> None:
@@ -251,4 +251,32 @@ def test_submit_config_on_the_local_backend_needs_no_image(tmp_path: Path, capsy
     finally:
         main(["stop", name, *local])
         assert survivors(workspace, name) == []
-        main(["delete", name, *local])
+        main(["delete", name, *local, "--yes"])
+
+
+def test_delete_asks_first_and_without_a_terminal_needs_yes(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue #24 item 18: `delete` confirms; `--yes` deletes where nothing can answer."""
+    import io
+
+    from test_run_identity import local_job
+
+    local_job(tmp_path)
+    flags = ("--workspace", str(tmp_path))
+    for lang, words in (
+        ("en", "there is no terminal to ask on: add --yes to delete it."),
+        ("zh", "当前没有可以提问的终端：加上 --yes 即可删除。"),
+    ):
+        code, _, err = cli(capsys, "--lang", lang, "delete", "again", *flags)
+        assert code == 2 and words in err, err
+    assert (tmp_path / "again").is_dir()  # nothing was deleted
+    terminal = io.StringIO("n\n")
+    terminal.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr("sys.stdin", terminal)
+    code, out, _ = cli(capsys, "delete", "again", *flags)
+    assert code == 0 and out.rstrip().endswith("Not deleted: again.")
+    assert "Delete Job 'again' and what the backend created for it" in out
+    assert (tmp_path / "again").is_dir()
+    code, out, _ = cli(capsys, "delete", "again", "--yes", *flags)
+    assert code == 0 and out.startswith("Deleted Job 'again'") and not (tmp_path / "again").exists()

@@ -231,3 +231,25 @@ def test_a_worker_that_fails_after_the_run_finished_is_still_named() -> None:
         result.link == "workers-running"
         and "Worker workers/0 (RLINF_NODE_RANK 1) failed" in result.title
     )
+
+
+def test_a_head_within_its_start_deadline_is_starting_not_unreachable() -> None:
+    """Issue #24 item 16: the dashboard refuses connections while the head starts; that is a
+    normal start, not '!! The Ray head cannot be reached' with urlopen's Errno 111."""
+    from rlark_widgets.monitor.snapshot import MEMBERS, RunInfo
+
+    def starting(seconds: float) -> JobSnapshot:
+        snap = healthy(members=[], run=RunInfo("uid-1", NOW - seconds), checkpoints=[])
+        snap.progress = Progress()
+        snap.lack(MEMBERS, "the Ray dashboard did not answer: [Errno 111] Connection refused")
+        return snap
+
+    early = diagnose(starting(25))
+    assert early.ok and early.link == "ray-head"
+    assert (
+        early.title == "The Ray head is starting (25 s since submit; a start may take up to 180 s)."
+    )
+    assert early.title_text.render("zh").startswith("Ray head 正在启动（提交后已过 25 秒")
+    assert "Errno" not in early.detail
+    late = diagnose(starting(400))
+    assert not late.ok and late.title == "The Ray head cannot be reached."

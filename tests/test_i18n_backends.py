@@ -496,7 +496,8 @@ def test_a_running_job_is_not_started_twice_in_either_language(
     monkeypatch.setattr(local_module, "_live", lambda where: True)
     result = backend.submit(Job("stopped", [Role("header", 1, head=True)]))
     assert not result.created and result.where == str(tmp_path.resolve() / "stopped")
-    assert chinese(result.text).startswith("Job 'stopped' 已经在本地运行")
+    # its run has ended (Stopped) while processes still hold the nodes: it says so
+    assert chinese(result.text).startswith("Job 'stopped' 已经结束，但它的 Worker 仍占着本机的节点")
 
 
 # --- the rehearsal's failures ---------------------------------------------------------------------

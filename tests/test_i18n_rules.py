@@ -46,6 +46,16 @@ VARIANTS: list[tuple[str, Builder, str]] = [
         scenario(role(1, replicas=0)),
         "The roles create 2 Workers but cluster.num_nodes is 3: RLinf waits forever",
     ),
+    (
+        "PLN-GPU-COVER",
+        scenario(
+            config={
+                "cluster.component_placement.env.node_group": "node",
+                "cluster.component_placement.env.placement": 1,
+            }
+        ),
+        "RLINF_NODE_RANK 1 (role 'workers', running actor, env) is planned with 8 GPU(s)",
+    ),
     ("PLN-HEADER", scenario(role(0, head=False)), "No role is the Header"),
     ("PLN-HEADER", scenario(role(1, head=True)), "2 roles are Headers"),
     (

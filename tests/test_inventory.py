@@ -51,3 +51,18 @@ def test_missing_or_broken_file(tmp_path: Path) -> None:
     broken.write_text("nodes: [\n")
     with pytest.raises(InventoryError, match="not valid YAML"):
         load_inventory(broken)
+
+
+def test_the_bundled_inventory_names_the_app_offers_work_with_inventory(capsys) -> None:
+    """Issue #24 item 18: `--inventory gpu-cloud` reads the bundled inventory the app lists."""
+    from test_cli_jobs import cli
+
+    from rlark_widgets.examples import example_configs, example_inventories
+
+    config = str(example_configs()["local_rehearsal_2node"])
+    for name in example_inventories():
+        code, out, err = cli(capsys, "plan", config, "--inventory", name)
+        assert "--inventory" not in err and "No inventory file" not in err, err
+        assert "Roles" in out
+    code, _, err = cli(capsys, "--lang", "zh", "plan", config, "--inventory", "no-such")
+    assert code == 2 and "内置的节点清单：gpu-cloud, mixed-robots" in err, err

@@ -347,7 +347,7 @@ def test_the_cli_submits_watches_stops_and_deletes_on_kuberay(kuberay, tmp_path,
     }
     code, out, _ = cli(capsys, "--lang", "zh", "stop", "demo", *backend)
     assert code == 0 and out.startswith("已暂停命名空间 'research' 中的 RayJob 'demo'")
-    code, out, _ = cli(capsys, "delete", "demo", *backend)
+    code, out, _ = cli(capsys, "delete", "demo", *backend, "--yes")
     assert code == 0 and kuberay.object("RayJob", "demo") is None
 
 

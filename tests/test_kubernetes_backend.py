@@ -253,6 +253,9 @@ def test_an_unreachable_dashboard_means_the_ray_head_is_not_up(kube):
     backend = running(kube)  # no dashboard answers behind the proxy: 503 from the API server
     snap = backend.snapshot("demo")
     assert snap.lacks("ray members")
+    assert diagnose(snap).title.startswith("The Ray head is starting")  # just submitted
+    assert snap.run is not None and snap.run.started is not None
+    snap.time = snap.run.started + 400  # past the head's start deadline
     assert diagnose(snap).title == "The Ray head cannot be reached."
 
 

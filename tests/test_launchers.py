@@ -19,7 +19,7 @@ from rlark_widgets.rlinf import inspect_config, load_text
 from rlark_widgets.rlinf.launchers import documented_launchers, launcher_for
 from rlark_widgets.rlinf.launchers import files as package_files
 
-SHARED_TABLES = ("launchers.tsv", "launch-scripts.tsv")
+SHARED_TABLES = ("launchers.tsv", "launch-scripts.tsv", "launch-defaults.tsv")
 
 
 def _table(name: str) -> list[dict[str, str]]:
@@ -137,3 +137,19 @@ def test_an_undocumented_config_gets_an_inferred_entry_point_and_says_so() -> No
     assert finding.severity.value == "info"
     assert "examples/embodiment/train_async.py" in str(finding.message)
     assert "inferred" in str(finding.message)
+
+
+def test_a_launch_scripts_default_config_is_launched_by_it(corpus_config) -> None:
+    """Issue #24 item 6: run_embodiment.sh runs maniskill_ppo_openvlaoft when given no
+    argument, so CFG-LAUNCHER does not say that nothing launches it."""
+    launcher = launcher_for("maniskill_ppo_openvlaoft", "embodied")
+    assert not launcher.inferred
+    assert (launcher.launch_script, launcher.entry_point) == (
+        "examples/embodiment/run_embodiment.sh",
+        "examples/embodiment/train_embodied_agent.py",
+    )
+    config = corpus_config("examples/embodiment/config/maniskill_ppo_openvlaoft.yaml")
+    findings = inspect_config(config, 8, search_gpus=False).findings
+    said = [f for f in findings if f.rule_id == "CFG-LAUNCHER"]
+    assert not any("No RLinf doc or example launches" in f.message for f in said), said
+    assert not any("没有启动" in f.message_in("zh") for f in said)

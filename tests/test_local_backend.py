@@ -355,9 +355,20 @@ def test_refusals_name_the_problem_and_the_fix(tmp_path: Path) -> None:
 
 
 def test_preflight_says_what_is_not_modelled(tmp_path: Path) -> None:
-    job, _ = planned("notes", mounts=[OUTPUT, Mount("data", "hostPath", "/no/such/dir", "/data")])
-    rules = [f.rule_id for f in LocalBackend(tmp_path).preflight(job)]
+    job, report = planned(
+        "notes", mounts=[OUTPUT, Mount("data", "hostPath", "/no/such/dir", "/data")]
+    )
+    rules = [f.rule_id for f in LocalBackend(tmp_path).preflight(job, report.config)]
     assert rules == ["LOC-REHEARSAL", "LOC-NOT-MODELLED", "LOC-HOSTPATH", "LOC-HOSTPATH"]
+    # without the config it was planned from, the rehearsal cannot verify placement: it says so
+    bare = [f.rule_id for f in LocalBackend(tmp_path).preflight(job)]
+    assert bare == [
+        "LOC-REHEARSAL",
+        "LOC-NO-PLAN",
+        "LOC-NOT-MODELLED",
+        "LOC-HOSTPATH",
+        "LOC-HOSTPATH",
+    ]
     assert "LOC-REHEARSAL" not in [
         f.rule_id for f in LocalBackend(tmp_path, run_mode="job").preflight(job)
     ]

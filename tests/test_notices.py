@@ -32,7 +32,7 @@ def test_each_event_is_told_once_when_it_happens():
     assert notices(saved, snap(steps=(10,))) == []
     stalled = snap(steps=(10,), now=1090.0 + 150)
     (told,) = notices(saved, stalled)
-    assert told.kind == STALL and render(told.text).startswith("demo stalled: stalled: step 10")
+    assert told.kind == STALL and render(told.text).startswith("demo steps: stalled: step 10")
     assert notices(stalled, dataclasses.replace(stalled, time=1090.0 + 200)) == []
     assert [n.kind for n in notices(saved, snap("Failed", (10,)))] == [FAILED]
     (ended,) = notices(saved, snap("Succeeded", (10,)))

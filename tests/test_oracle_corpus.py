@@ -35,13 +35,15 @@ def test_corpus_agrees_with_rlinf(relative: str, rlinf_oracle, launcher_env) -> 
         assert not theirs["ok"], f"RLinf composes it; we do not: {error.message}"
         return
     for gpus in GPUS_PER_NODE:
-        ours = inspect_config(config, gpus, search_gpus=False)
+        ours = inspect_config(config, gpus, search_gpus=False, follow_config=False)
         theirs = rlinf_oracle.expand(file, gpus, env=launcher_env)
         problem = disagreement(ours, theirs)
         assert problem is None, f"{gpus} GPUs per node: {problem}"
         if not theirs["ok"] and "must be a valid IP address" in theirs["error"]:
             theirs = rlinf_oracle.expand(file, gpus, env=launcher_env, extra=["--fix-placeholders"])
-            ours = inspect_config(with_test_ips(config), gpus, search_gpus=False)
+            ours = inspect_config(
+                with_test_ips(config), gpus, search_gpus=False, follow_config=False
+            )
             problem = disagreement(ours, theirs)
             assert problem is None, f"{gpus} GPUs per node, test IPs: {problem}"
 

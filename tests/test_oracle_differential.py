@@ -182,13 +182,13 @@ def test_new_shapes_agree_with_rlinf(case, rlinf_oracle, tmp_path_factory) -> No
     file = Path(tmp_path_factory.mktemp("shape")) / "config.yaml"
     file.write_text(yaml.safe_dump(document, sort_keys=False))
     config = load_config(file)
-    ours = inspect_config(config, gpus, search_gpus=False)
+    ours = inspect_config(config, gpus, search_gpus=False, follow_config=False)
     theirs = rlinf_oracle.expand(file, gpus)
     problem = disagreement(ours, theirs)
     assert problem is None, f"{problem}\nGPUs {gpus}\n{file.read_text()}"
     if not theirs["ok"] and "must be a valid IP address" in theirs["error"]:
         theirs = rlinf_oracle.expand(file, gpus, extra=["--fix-placeholders"])
-        ours = inspect_config(with_test_ips(config), gpus, search_gpus=False)
+        ours = inspect_config(with_test_ips(config), gpus, search_gpus=False, follow_config=False)
         problem = disagreement(ours, theirs)
         assert problem is None, f"test IPs: {problem}\nGPUs {gpus}\n{file.read_text()}"
 

@@ -447,3 +447,42 @@ def test_cli_resubmit_on_the_local_backend_refuses_in_either_language(
         "错误：'step4' 不是一个 checkpoint 名称。",
         "  修复：请使用 latest 或 global_step_N（该 Job 已有的某个 checkpoint）。",
     ]
+
+
+def test_resuming_from_the_last_step_is_refused_with_nothing_left_to_train(
+    tmp_path: Path, capsys
+) -> None:
+    """Issue #24 item 4: global_step_4 of a run whose runner.max_steps is 4 trains nothing."""
+    job, _ = planned("done")
+    assert expectations(job).max_steps == 4
+    stopped_run(tmp_path, job, {2: True, 4: True})
+    refused = refusal(LocalBackend(tmp_path), "done")
+    assert str(refused) == (
+        "global_step_4 is the end of the run: runner.max_steps is 4, so a run resumed from it has"
+        " nothing left to train."
+    )
+    assert "--override runner.max_steps=8" in refused.fix
+    flags = ("--workspace", str(tmp_path))
+    for lang, words in (
+        ("en", "global_step_4 is the end of the run"),
+        ("zh", "global_step_4 已是这次运行的终点"),
+    ):
+        code, out, err = cli(capsys, "--lang", lang, "resubmit", "done", *flags)
+        assert code == 1 and words in err, out + err
+    assert LocalBackend(tmp_path).snapshot("done").phase == "Stopped"  # nothing was started
+
+
+def test_a_rehearsal_resumed_from_the_last_step_fails_saying_nothing_is_left(
+    tmp_path: Path,
+) -> None:
+    from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
+
+    paths = {"metrics": {"local": str(tmp_path / "metrics.jsonl"), "container": "/m"}}
+    plan = {"job": "done", "steps": 4, "planned_steps": 4, "save_interval": 2, "paths": paths}
+    with pytest.raises(RehearsalFailure) as failed:
+        Rehearsal(plan).run_steps(None, {}, first=5)  # type: ignore[arg-type]
+    assert str(failed.value) == (
+        "runner.resume_dir is global_step_4 and runner.max_steps is 4: nothing is left to train,"
+        " so RLinf would end at once."
+    )
+    assert failed.value.text.render("zh").startswith("runner.resume_dir 是 global_step_4")

@@ -50,7 +50,7 @@ runner:
   logger: {log_path: /mnt/output/logs, experiment_name: lab}
 """
 CONFIG_SOURCE = "examples/embodiment/config/lab.yaml"
-GPUS = "0:8,1:8,2:1"  # node 0 runs actor GPUs 0-7, node 1 GPUs 8-11 (local 0-3), node 2 the env
+GPUS = "0:8,1:8,2:0"  # node 0 runs actor GPUs 0-7, node 1 GPUs 8-11 (local 0-3), node 2 the env
 ACTOR = "cluster.component_placement.actor"
 CONTROLLER = "cluster.node_groups.0.hardware.configs.0.controller_node_rank"
 
@@ -454,6 +454,13 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         "spec.runScript",
         "trains from scratch: nothing resumes",
     ),
+    "RES-NO-CHECKPOINTS": (
+        scenario(config={"runner.save_interval": -1}),
+        # Exactly what the rule's fix says to do: the run script's override wins.
+        scenario(launch_with("runner.save_interval=100"), config={"runner.save_interval": -1}),
+        "spec.runScript",
+        "runner.save_interval is -1: RLinf never saves a checkpoint",
+    ),
     "RES-RESUME-DIR": (
         scenario(launch_with(f"runner.resume_dir={CHECKPOINTS}/step_100")),
         scenario(launch_with(f"runner.resume_dir={CHECKPOINTS}/global_step_100")),
@@ -502,3 +509,15 @@ def test_rule_fires(rule_id: str):
 def test_rule_stays_silent(rule_id: str):
     _, silent, _, _ = CASES[rule_id]
     assert evaluate(silent(), rules=[RULES_BY_ID[rule_id]]) == []
+
+
+def test_the_header_fix_matches_its_cause_the_workers_field() -> None:
+    """Issue #24 item 15: a Header role given 2 Workers is told to set Workers to 1, not to
+    narrow a node selection it may not have."""
+    (finding,) = evaluate(scenario(role(0, replicas=2))(), rules=[RULES_BY_ID["PLN-HEADER"]])
+    assert finding.fix == (
+        "Set the Header role's Workers to 1 and move the other 1 Worker(s) to a role of their"
+        " own (it keeps the same RLINF_NODE_RANK order)."
+    )
+    assert "node selection" not in finding.fix
+    assert finding.fix_in("zh").startswith("把 Header 角色的 Worker 数设为 1")

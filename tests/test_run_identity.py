@@ -114,7 +114,7 @@ def test_a_finished_run_that_still_holds_workers_says_stop_releases_them() -> No
     assert result.detail == "placement verified: 20 processes on 2 nodes as planned"
     assert result.fix == "Stop the Job: its Workers hold their nodes until then (outputs stay)."
     assert result.to_dict("zh")["title"] == (
-        "演练已完成，没有 checkpoint；点击停止可释放它占用的 2 个 Worker。"
+        "演练已完成，没有 checkpoint；停止（Stop）该 Job 即可释放它占用的 2 个 Worker。"
     )
     lines = summary_lines(snap, {"header": 1, "workers": 1})
     assert "  Rehearsal verdict: " + verdict.line in lines

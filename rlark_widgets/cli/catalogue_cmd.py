@@ -65,6 +65,12 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "RLinf placement/*",
     ),
     ("PLC-MODE", "info", Text("The execution mode, for information"), "RLinf utils/placement.py"),
+    (
+        "PLC-GPULESS-NODES",
+        "info",
+        Text("Nodes only in robot or CPU-only node groups are assumed to have 0 GPUs"),
+        "RLinf cluster/node.py",
+    ),
     ("PLN-REJECTED", "error", Text("RLinf rejects the config, so nothing can be planned"), "RLinf"),
     (
         "PLN-GPU-LAYOUT",

@@ -77,7 +77,8 @@ def add_config_arguments(
         type=count(),  # GpuLayout.parse checks its range
         default=8,
         metavar="N",
-        help="the same GPU count on every node, 0 to 1,024 (default 8)",
+        help="the GPU count of every GPU node, 0 to 1,024 (default 8); nodes only in robot or "
+        "CPU-only node groups get 0 unless --gpus-per-node-map names them",
     )
     exclusive.add_argument(
         "--gpus-per-node-map",

@@ -206,6 +206,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
             verb, help=help_text, description=help_text[0].upper() + help_text[1:] + "."
         )
         _name_and_backend(parser)
+        if verb == "delete":
+            parser.add_argument(
+                "--yes",
+                action="store_true",
+                help="delete without asking (needed where there is no terminal to ask on)",
+            )
         parser.set_defaults(run=run_stop if verb == "stop" else run_delete)
 
     record = commands.add_parser(
@@ -568,6 +574,25 @@ def run_stop(args: argparse.Namespace) -> int:
 
 
 def run_delete(args: argparse.Namespace) -> int:
+    """Delete after a yes: on a terminal it asks; elsewhere only ``--yes`` deletes (nothing
+    can answer a question there, and a deleted Job's logs and outputs do not come back)."""
+    if not args.yes:
+        question = Text(
+            "Delete Job '{name}' and what the backend created for it (its logs and outputs"
+            " too)? [y/N] ",
+            name=args.name,
+        )
+        if not sys.stdin.isatty():
+            raise UsageError(
+                Text(
+                    "delete asks before it deletes Job '{name}', but there is no terminal to ask"
+                    " on: add --yes to delete it.",
+                    name=args.name,
+                )
+            )
+        if input(question.render(args.lang)).strip().lower() not in ("y", "yes", "是"):
+            _say(Text("Not deleted: {name}.", name=args.name), args.lang)
+            return EXIT_OK
     try:
         _say(_backend(args).delete(args.name), args.lang)
     except BackendError as exc:

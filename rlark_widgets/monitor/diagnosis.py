@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from ..i18n import Text, render
-from .scalars import SLOW, STALLED, step_pace
+from .scalars import SLOW, STALLED
 from .snapshot import (
     CHECKPOINTS,
     FAILED,
@@ -46,6 +46,11 @@ CRASH_REASONS = {
     "RunContainerError",
     "CreateContainerError",
 }
+
+#: How long a Ray head may take to answer after submit before "cannot be reached" is a fault:
+#: the local backend's per-Worker start deadline (LocalBackend join_timeout), which also covers
+#: a Pod's image pull and ``ray start`` on a cluster under load.
+HEAD_START_SECONDS = 180.0
 
 
 @dataclass(frozen=True)
@@ -110,12 +115,15 @@ def _checkpoint_clause(snap: JobSnapshot) -> Text:
     return Text("no checkpoint")
 
 
-def _verdict_detail(snap: JobSnapshot) -> str:
-    """The rehearsal's own words: its placement check, or why it failed."""
+def _verdict_detail(snap: JobSnapshot) -> Text | str:
+    """The rehearsal's own words: its placement check, that it did not check it, or why it
+    failed."""
     verdict = snap.verdict
     if verdict is None:
         return ""
-    return verdict.placement or verdict.line if verdict.passed else verdict.line
+    if verdict.passed and verdict.placement is not None:
+        return verdict.placement_text or verdict.placement
+    return verdict.said
 
 
 def _ended(snap: JobSnapshot, stopped: bool) -> Diagnosis:
@@ -228,7 +236,7 @@ def _healthy(snap: JobSnapshot) -> Diagnosis:
             if snap.rehearsal
             else Text("Training: step {step}, {checkpoint}.", step=step, checkpoint=checkpoint)
         )
-    pace = step_pace(snap.scalars, snap.time)
+    pace = snap.pace
     slow = pace is not None and pace.state == SLOW
     detail = pace.text if pace is not None and slow else _verdict_detail(snap)
     return Diagnosis("healthy", True, title, detail, training=not snap.rehearsal)
@@ -379,6 +387,22 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             Text("Wait for scheduling and start-up; look at their events if it takes long."),
         )
     unread = snap.lacks(MEMBERS)
+    started = snap.run.started if snap.run is not None else None
+    starting = snap.progress.last_step is None and not snap.checkpoints  # nothing ran yet
+    if unread and starting and started is not None and snap.time - started < HEAD_START_SECONDS:
+        # a normal start: the dashboard answers only once the head is up
+        return Diagnosis(
+            "ray-head",
+            True,
+            Text(
+                "The Ray head is starting ({seconds} s since submit; a start may take up to"
+                " {deadline} s).",
+                seconds=f"{max(0.0, snap.time - started):.0f}",
+                deadline=f"{HEAD_START_SECONDS:.0f}",
+            ),
+            "",
+            Text("Wait: the Ray members show once the head's dashboard answers."),
+        )
     if unread:
         return _broken(
             "ray-head",
@@ -443,7 +467,7 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             "",
             Text("Wait for the first step; if nothing comes, read the Header's log."),
         )
-    pace = step_pace(snap.scalars, snap.time)
+    pace = snap.pace
     if pace is not None and pace.state == STALLED:
         return _broken(
             "steps-advancing",

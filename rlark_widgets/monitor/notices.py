@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..i18n import Text
-from .scalars import STALLED, step_pace
+from .scalars import STALLED
 from .snapshot import JobSnapshot
 
 CHECKPOINT, ENDED, FAILED, STALL = "checkpoint", "ended", "failed", "stalled"
@@ -44,8 +44,8 @@ def notices(before: JobSnapshot | None, after: JobSnapshot) -> list[Notice]:
         else:
             phase = after.phase or Text("gone")
             found.append(Notice(ENDED, Text("{job} ended: {phase}.", job=after.job, phase=phase)))
-    was, now = step_pace(before.scalars, before.time), step_pace(after.scalars, after.time)
+    was, now = before.pace, after.pace
     if now is not None and now.state == STALLED and (was is None or was.state != STALLED):
-        text = Text("{job} stalled: {pace}.", job=after.job, pace=now.text)
+        text = Text("{job} steps: {pace}.", job=after.job, pace=now.text)
         found.append(Notice(STALL, text))
     return found

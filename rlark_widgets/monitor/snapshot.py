@@ -13,7 +13,7 @@ from typing import Any
 from ..i18n import Text, render
 from .gpus import GpuUse
 from .links import Link
-from .scalars import ScalarSeries, latest_values, step_pace
+from .scalars import ScalarSeries, StepPace, latest_values, step_pace
 
 #: Worker phases (Kubernetes pod phases; local processes map onto them). STOPPED: ended by a
 #: stop of the Job (or never started before it), which is neither success nor failure.
@@ -189,11 +189,18 @@ class Progress:
 
 @dataclass
 class Verdict:
-    """The rehearsal's verdict from its run log: passed (placement verified) or failed, why."""
+    """The rehearsal's verdict from its run log: passed (placement verified), ran (placement
+    not verified: no plan), or failed, and why."""
 
-    passed: bool
+    passed: bool  # ran to its end (placement verified only when ``placement`` says so)
     line: str  # the verdict line as the rehearsal printed it
     placement: str | None = None  # "placement verified: N processes on M nodes as planned"
+    text: Text | str = ""  # ``line`` in the reader's language
+    placement_text: Text | None = None  # ``placement`` in the reader's language
+
+    @property
+    def said(self) -> Text | str:
+        return self.text or self.line
 
 
 @dataclass
@@ -242,6 +249,15 @@ class JobSnapshot:
         return self.ended and not any(w.phase == RUNNING for w in self.workers)
 
     @property
+    def pace(self) -> StepPace | None:
+        """How the steps advance, for a running run only: an ended Job, or one whose run script
+        has ended (a finished Job that still holds its Workers), has a last step, not a pace,
+        so it never stalls."""
+        if self.ended or self.run_script_state not in (None, "running"):
+            return None
+        return step_pace(self.scalars, self.time)
+
+    @property
     def members_alive(self) -> int:
         return sum(m.alive for m in self.members)
 
@@ -262,6 +278,10 @@ class JobSnapshot:
         themselves stay in the event files), with the steps' pace."""
         data = asdict(self)
         data["scalars"] = latest_values(self.scalars)
-        pace = step_pace(self.scalars, self.time)
+        pace = self.pace
         data["pace"] = asdict(pace) if pace is not None else None
+        if self.verdict is not None:
+            placement = self.verdict.placement_text
+            data["verdict"]["text"] = render(self.verdict.said)
+            data["verdict"]["placement_text"] = render(placement) if placement else None
         return data

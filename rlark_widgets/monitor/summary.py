@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..i18n import Listing, Text, render
 from .diagnosis import Diagnosis, diagnose
 from .gpus import GpuUse
-from .scalars import latest_values, step_pace
+from .scalars import latest_values
 from .snapshot import APART_NAMES, JobSnapshot
 
 #: Workers listed apart and earlier checkpoints named in the report, at most.
@@ -133,6 +133,12 @@ def _resumed_line(snap: JobSnapshot) -> Text | None:
 
 def _checkpoint_line(snap: JobSnapshot) -> Text:
     latest = snap.latest_checkpoint
+    interval = snap.progress.save_interval
+    if latest is None and interval is not None and interval <= 0:
+        return Text(
+            "Checkpoints: none will come (runner.save_interval is {interval}: this run saves none)",
+            interval=interval,
+        )
     if latest is None:
         return Text("Checkpoints: none yet")
     if latest.resumed:
@@ -176,9 +182,10 @@ def summary_lines(
     if resumed is not None:
         lines.append(resumed)
     if snap.verdict is not None:
-        lines.append(Text("Rehearsal verdict: {line}", line=snap.verdict.line))
+        lines.append(Text("Rehearsal verdict: {line}", line=snap.verdict.said))
         if snap.verdict.placement and snap.verdict.passed:
-            lines.append(Text("Rehearsal: {line}", line=snap.verdict.placement))
+            placement = snap.verdict.placement_text or snap.verdict.placement
+            lines.append(Text("Rehearsal: {line}", line=placement))
     lines += [line for line in (_earlier_line(snap), _apart_line(snap)) if line is not None]
     lines += inside_lines(snap)
     if snap.missing:
@@ -197,7 +204,7 @@ def inside_lines(snap: JobSnapshot) -> list[Text]:
     latest = latest_values(snap.scalars)
     if latest:
         values = ", ".join(f"{tag}={point['value']:.4g}" for tag, point in sorted(latest.items()))
-        pace = step_pace(snap.scalars, snap.time)
+        pace = snap.pace
         lines.append(
             Text("Curves: {values}", values=values)
             if pace is None

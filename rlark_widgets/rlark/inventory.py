@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from ..examples import example_inventories
 from ..findings import Finding, Severity
 from ..i18n import Text, TextError
 from ..input_files import InputFileError, read_input_text
@@ -145,9 +146,18 @@ def inventory_findings(inventory: Inventory) -> list[Finding]:
 
 
 def load_inventory(path: str | Path, site: SiteProfile | None = None) -> Inventory:
-    file = Path(path)
+    """An inventory file, or a bundled inventory by the name the app offers (``gpu-cloud``):
+    the CLI and the app accept the same names."""
+    bundled = example_inventories()
+    file = bundled[str(path)] if str(path) in bundled else Path(path).expanduser()
     if not file.exists():
-        raise InventoryError(Text("No inventory file at {file}.", file=str(file)))
+        raise InventoryError(
+            Text(
+                "No inventory file at {file} (bundled inventories: {names}).",
+                file=str(file),
+                names=", ".join(bundled) or "-",
+            )
+        )
     try:
         text = read_input_text(file)
     except InputFileError as exc:

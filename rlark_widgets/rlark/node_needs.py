@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..rlinf import ClusterSpec, Expansion
+from ..rlinf.gpu_nodes import MODEL_COMPONENTS
 from ..rlinf.hardware import RobotConfig
 
 
@@ -18,6 +19,7 @@ class NodeNeeds:
     gpus: int  # largest local GPU index placed on the node + 1
     gpus_assumed: int  # what the expansion assumed the node has
     gpus_used: tuple[int, ...]  # local GPUs some process is placed on
+    gpus_visible: int  # largest local GPU any process sees (CUDA_VISIBLE_DEVICES) + 1
     robots: tuple[tuple[str, int], ...]  # (hardware type, count) of robots cabled to the node
     env: tuple[tuple[str, str], ...]  # env_configs variables for the node
     interpreter: str | None
@@ -37,19 +39,6 @@ class NodeNeeds:
         return (self.gpus, self.robots, self.env, self.interpreter, self.labels, self.category)
 
 
-#: Components that run models: placed through a robot or node group they still see (and use)
-#: every GPU of their node, so the Worker must request them.
-MODEL_COMPONENTS = {
-    "actor",
-    "rollout",
-    "inference",
-    "actor_inference",
-    "critic",
-    "critic_inference",
-    "reward",
-}
-
-
 def _gpus_seen_by_models(expansion: Expansion) -> dict[int, int]:
     seen: dict[int, int] = {}
     for component in expansion.components.values():
@@ -61,9 +50,22 @@ def _gpus_seen_by_models(expansion: Expansion) -> dict[int, int]:
     return seen
 
 
+def _gpus_visible(expansion: Expansion) -> dict[int, int]:
+    """Per node, the largest local GPU index any process sees + 1: RLinf sets every process's
+    CUDA_VISIBLE_DEVICES from its placement, robot and node placements included."""
+    visible: dict[int, int] = {}
+    for component in expansion.components.values():
+        for row in component.processes:
+            if row.visible_accelerators:
+                top = max(row.visible_accelerators) + 1
+                visible[row.node_rank] = max(visible.get(row.node_rank, 0), top)
+    return visible
+
+
 def node_needs(cluster: ClusterSpec, expansion: Expansion) -> list[NodeNeeds]:
     """Needs of every node rank 0..num_nodes-1, including nodes with no component process."""
     per_node = expansion.per_node
+    visible = _gpus_visible(expansion)
     model_gpus = _gpus_seen_by_models(expansion)
     controllers = set(cluster.controller_node_ranks)
     needs = []
@@ -84,6 +86,7 @@ def node_needs(cluster: ClusterSpec, expansion: Expansion) -> list[NodeNeeds]:
                 ),
                 gpus_assumed=expansion.layout.count(rank),
                 gpus_used=tuple(summary.accelerators_used) if summary else (),
+                gpus_visible=visible.get(rank, 0),
                 robots=_robots_on(cluster.robots, rank),
                 env=tuple(sorted(env.items())),
                 interpreter=interpreter,

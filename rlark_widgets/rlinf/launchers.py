@@ -1,7 +1,8 @@
 """Which RLinf entry script runs a config: taken from RLinf's own launch scripts and docs.
 
 ``launcher_data/launchers.tsv`` lists every ``bash examples/...sh CONFIG`` line of RLinf's
-docs and examples; ``launch-scripts.tsv`` what each script runs. A config named there gets that
+docs and examples; ``launch-defaults.tsv`` the config a script runs when given none (its
+``CONFIG_NAME`` default); ``launch-scripts.tsv`` what each script runs. A config named there gets that
 entry point; one named nowhere gets a default reasoned from its task type and name, marked as
 inferred so the caller can say so.
 """
@@ -87,6 +88,16 @@ def documented_launchers() -> dict[str, list[tuple[str, str]]]:
     return launchers
 
 
+@cache
+def default_launchers() -> dict[str, tuple[str, str]]:
+    """config name -> (launch script, source) for the config a launch script runs when it is
+    given no argument (``CONFIG_NAME`` defaults): running the script bare launches it too."""
+    return {
+        row["config_name"]: (row["launch_script"], row["source"])
+        for row in _rows("launch-defaults.tsv")
+    }
+
+
 def _source_order(source: str) -> tuple[str, int]:
     """``docs/x.rst:360`` sorts before ``docs/x.rst:371`` (numerically, not as text)."""
     file, _, line = source.rpartition(":")
@@ -95,7 +106,9 @@ def _source_order(source: str) -> tuple[str, int]:
 
 def launcher_for(config_name: str, task_type: str | None) -> Launcher:
     """RLinf's launcher for ``config_name``; the first one its docs give when there are several."""
-    documented = documented_launchers().get(config_name)
+    documented = documented_launchers().get(config_name) or (
+        [default_launchers()[config_name]] if config_name in default_launchers() else None
+    )
     if documented:
         scripts = _entry_points()
         script, source = documented[0]

@@ -17,8 +17,10 @@ from .expansion import (
     gpu_requirements,
     placement_class_for,
 )
+from .gpu_nodes import ConfigLayout, config_layout
 from .launchers import launcher_for
 from .loader import RLinfConfig
+from .ranks import format_ranks
 from .topology import GpuLayout
 
 # The execution mode as shown: RLinf's name in English, the seeds' term with it in Chinese.
@@ -93,8 +95,14 @@ def inspect_config(
     *,
     placement_class: str | None = None,
     search_gpus: bool = True,
+    follow_config: bool = True,
 ) -> ConfigReport:
-    """Parse the cluster section, expand it on ``gpus`` and collect every finding."""
+    """Parse the cluster section, expand it on ``gpus`` and collect every finding.
+
+    ``gpus`` is what the user assumes; with ``follow_config`` the robot and CPU-only nodes it
+    does not name get 0 GPUs (:func:`config_layout`). ``follow_config=False`` expands on
+    ``gpus`` exactly, as the differential tests compare with RLinf on one layout.
+    """
     layout = GpuLayout.parse(gpus)
     findings = list(config.findings)
     task_type = config.task_type
@@ -110,9 +118,16 @@ def inspect_config(
         )
         return ConfigReport(config, layout, None, expansion, findings)
     findings += cluster.findings
-    expansion = expand_placement(
-        cluster, layout, task_type=task_type, lookup=config.get, placement_class=placement_class
-    )
+
+    def expand(on: GpuLayout) -> Expansion:
+        return expand_placement(
+            cluster, on, task_type=task_type, lookup=config.get, placement_class=placement_class
+        )
+
+    followed = config_layout(cluster, layout, expand) if follow_config else ConfigLayout(layout, {})
+    layout = followed.layout
+    findings += _gpuless_findings(followed)
+    expansion = expand(layout)
     if expansion.error is not None:
         findings.append(expansion.error.to_finding())
     elif expansion.placement_mode in MODE_LESSONS:
@@ -132,6 +147,37 @@ def inspect_config(
             cluster, task_type=task_type, lookup=config.get
         )
     return report
+
+
+def _gpuless_findings(followed: ConfigLayout) -> list[Finding]:
+    """Say which nodes were given 0 GPUs because the config marks them as robot or CPU-only."""
+    if not followed.gpuless:
+        return []
+    ranks = sorted(followed.gpuless)
+    groups = sorted({label for labels in followed.gpuless.values() for label in labels})
+    # unlisted ranks get the largest count, so naming the zeroed ranks is the whole map
+    keep = ",".join(f"{r}:{followed.layout.default}" for r in ranks)
+    return [
+        Finding(
+            "PLC-GPULESS-NODES",
+            Severity.INFO,
+            "cluster.node_groups",
+            Text(
+                "Node rank(s) {ranks} belong only to robot or CPU-only node group(s) {groups}, "
+                "so they are assumed to have 0 GPUs (the GPU count applies to the other nodes); "
+                "the GPU layout is {layout}.",
+                ranks=format_ranks(ranks),
+                groups=", ".join(groups),
+                layout=followed.layout.describe(),
+            ),
+            Text(
+                "Nothing to fix if these are robot PCs without GPUs. If they do have GPUs, give "
+                "each node's count with a per-node GPU map, e.g. --gpus-per-node-map {keep}.",
+                keep=keep,
+            ),
+            "RLinf rlinf/scheduler/cluster/node.py (robot and ignore_hardware node groups)",
+        )
+    ]
 
 
 def _task_type_findings(task_type: str | None, placement_class: str | None) -> list[Finding]:

@@ -26,7 +26,7 @@ from ..backends import open_backend
 from ..backends.all_logs import all_logs
 from ..backends.base import Backend, BackendError, blocking, default_workspace, job_names
 from ..backends.local.preflight import prepare_here_finding
-from ..examples import DEFAULT_EXAMPLE, example_configs, example_inventories
+from ..examples import DEFAULT_EXAMPLE, example_configs
 from ..failures import FAILURES, explain
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
@@ -320,7 +320,7 @@ class Session(HasTraits):
             notes.append(
                 Text(
                     "The per-node GPU map ({map}) was typed for the previous config and is"
-                    " cleared: every node now has {count} GPUs.",
+                    " cleared: every GPU node now has {count} GPUs.",
                     map=self.gpu_map_text.strip(),
                     count=self.gpus_per_node,
                 )
@@ -370,12 +370,7 @@ class Session(HasTraits):
     def set_inventory(self, name: str) -> bool:
         def action() -> None:
             self.inventory_name = name
-            bundled = example_inventories()
-            self.inventory = (
-                None
-                if not name
-                else load_inventory(bundled.get(name, Path(name).expanduser()), self.site)
-            )
+            self.inventory = None if not name else load_inventory(name, self.site)
             self._plan()
 
         return self._guard(action, Text("Inventory"))

@@ -125,9 +125,14 @@ class LocalBackend:
     def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
         """What would stop this Job from running here (errors) and what it will not model.
 
-        ``config`` changes nothing here: the rehearsal reads the Job's Workers alone.
+        ``config`` is the config the Job was planned from: without it (and without an earlier
+        run's plan for the same roles) the rehearsal cannot verify the placement, and says so.
         """
-        return preflight_findings(job, self.options.node_ip, self.options.run_mode == "rehearsal")
+        where = JobDir.of(self.workspace, job.name)
+        planned = config is not None or _earlier_plan(where, job)[0] is not None
+        return preflight_findings(
+            job, self.options.node_ip, self.options.run_mode == "rehearsal", planned
+        )
 
     def submit(
         self,
@@ -149,10 +154,18 @@ class LocalBackend:
         with where.lock():
             if _live(where):
                 running = self.job(job.name)
+                ended = read_snapshot(where).ended  # finished, but its Workers hold their nodes
                 return SubmitResult(
                     job.name,
                     False,
                     Text(
+                        "Job '{name}' has finished, but its Workers still hold their nodes here;"
+                        " nothing new was started (Stop it, or rlark-migrate stop {name}, then"
+                        " submit again for a new run).",
+                        name=job.name,
+                    )
+                    if ended
+                    else Text(
                         "Job '{name}' is already running locally; nothing new was started (stop it"
                         " first to start a new run).",
                         name=job.name,

@@ -46,8 +46,11 @@ NOT_MODELLED = Text(
 )
 
 
-def preflight_findings(job: Job, node_ip: str, rehearsal: bool) -> list[Finding]:
-    """What would stop ``job`` from running here (errors), and what it will not model."""
+def preflight_findings(
+    job: Job, node_ip: str, rehearsal: bool, planned: bool = True
+) -> list[Finding]:
+    """What would stop ``job`` from running here (errors), and what it will not model;
+    ``planned``: a plan comes with the Job, so the rehearsal can verify its placement."""
     found = []
     header = job.header
     if header is None or header.replicas != 1:
@@ -89,6 +92,22 @@ def preflight_findings(job: Job, node_ip: str, rehearsal: bool) -> list[Finding]
                 ),
                 Text("Use run_mode='job' to run the Job's runScript on this machine instead."),
                 Severity.INFO,
+            )
+        )
+    if rehearsal and not planned:
+        found.append(
+            _finding(
+                "LOC-NO-PLAN",
+                "spec.tasks",
+                Text(
+                    "No plan was given with this Job (a Job YAML carries none), so the rehearsal"
+                    " will run but cannot verify the placement: it checks members and ranks only."
+                ),
+                Text(
+                    "Submit it with the config it was planned from (--config FILE) to verify"
+                    " every process's node and GPUs."
+                ),
+                Severity.WARNING,
             )
         )
     found.append(_finding("LOC-NOT-MODELLED", "spec.tasks", NOT_MODELLED, "", Severity.INFO))

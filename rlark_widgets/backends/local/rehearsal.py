@@ -38,8 +38,10 @@ from ...monitor.snapshot import Verdict
 
 TAG = "[rehearsal]"
 PASSED = "REHEARSAL PASSED"
+RAN = "REHEARSAL RAN"  # ran to its end, but the placement was not checked
 FAILED = "REHEARSAL FAILED"
 PLACEMENT = "placement verified"
+NO_PLAN = "no plan was given"
 #: A line the rehearsal printed: its tag, seconds since it started, the message.
 SAID = re.compile(r"^\[rehearsal\]\s+[\d.]+s\s+(.*)$")
 #: Placement actors alive at once (each is a Ray worker process of ~0.1 GiB).
@@ -119,11 +121,15 @@ class Rehearsal:
             ) from None
         nodes = self.check_ranks(self.wait_for_members(ray))
         probes = self.start_probes(ray, nodes)
-        self.check_placement(ray, nodes)
+        unverified = self.check_placement(ray, nodes)
         self.save_config()
         self.run_steps(ray, probes, first)
-        self.report["status"] = "passed"
-        say(f"{PASSED}: the layout matches the plan. Nothing was trained.")
+        if unverified is None:
+            self.report["status"] = "passed"
+            say(f"{PASSED}: the layout matches the plan. Nothing was trained.")
+        else:  # a verdict says only what was checked
+            self.report["status"] = "ran"
+            say(f"{RAN}; placement not verified: {unverified}. Nothing was trained.")
 
     # --- 1. members ---------------------------------------------------------------------------
     def wait_for_members(self, ray: ModuleType) -> list[dict[str, Any]]:
@@ -219,13 +225,14 @@ class Rehearsal:
         return probes
 
     # --- 3. placement -------------------------------------------------------------------------
-    def check_placement(self, ray: ModuleType, nodes: dict[int, dict[str, Any]]) -> None:
+    def check_placement(self, ray: ModuleType, nodes: dict[int, dict[str, Any]]) -> str | None:
+        """Every planned process on its node and GPUs; returns why it was not verified, if so."""
         expansion = self.plan.get("expansion")
         if not expansion or expansion.get("error"):
             self.report["placement"] = None
-            why = (expansion or {}).get("error") or "no planned expansion was given with the Job"
+            why = str((expansion or {}).get("error") or NO_PLAN)
             say(f"placement NOT verified: {why}")
-            return
+            return why
         rows = [
             (name, row)
             for name, comp in sorted(expansion["components"].items())
@@ -264,6 +271,7 @@ class Rehearsal:
                 f"GPUs {line['gpus']} (as planned)"
             )
         say(f"{PLACEMENT}: {len(results)} processes on {len(nodes)} nodes as planned")
+        return None
 
     @staticmethod
     def _compare(
@@ -383,6 +391,20 @@ class Rehearsal:
         )
         metrics = self.writable("metrics")
         metrics.parent.mkdir(parents=True, exist_ok=True)
+        # as many steps as a fresh rehearsal runs, after the resumed one, within the budget
+        last = first - 1 + steps
+        if planned is not None and planned > 0:
+            last = min(last, planned)
+        if first > last:
+            raise RehearsalFailure(
+                Text(
+                    "runner.resume_dir is global_step_{step} and runner.max_steps is {max_steps}:"
+                    " nothing is left to train, so RLinf would end at once.",
+                    step=first - 1,
+                    max_steps=planned,
+                )
+            )
+        steps = last
         board = _tensorboard(self.writable("tensorboard"))
         done, saved = [], []
         for step in range(first, steps + 1):
@@ -500,13 +522,44 @@ def _tensorboard(directory: Path) -> Callable[[dict[str, Any]], None] | None:
 
 
 def verdict(lines: list[str]) -> Verdict | None:
-    """The rehearsal's verdict from its run log (None while it has not given one)."""
+    """The rehearsal's verdict from its run log (None while it has not given one), with its
+    words in the reader's language (the log itself is English: it is written out of process)."""
     said = [m[1] for m in map(SAID.match, lines) if m]
-    final = next((line for line in reversed(said) if line.startswith((PASSED, FAILED))), None)
+    final = next((line for line in reversed(said) if line.startswith((PASSED, RAN, FAILED))), None)
     if final is None:
         return None
     placement = next((line for line in said if line.startswith(PLACEMENT)), None)
-    return Verdict(final.startswith(PASSED), final, placement)
+    return Verdict(
+        final.startswith((PASSED, RAN)),
+        final,
+        placement,
+        _verdict_text(final),
+        _placement_text(placement),
+    )
+
+
+def _verdict_text(line: str) -> Text:
+    if line.startswith(PASSED):
+        return Text("REHEARSAL PASSED: the layout matches the plan. Nothing was trained.")
+    if line.startswith(RAN):
+        why = line.removeprefix(f"{RAN}; placement not verified: ")
+        why = why.removesuffix(". Nothing was trained.")
+        return Text(
+            "REHEARSAL RAN; placement not verified: {why}. Nothing was trained.",
+            why=Text("no plan was given") if why == NO_PLAN else why,
+        )
+    return Text("REHEARSAL FAILED: {reason}", reason=line.removeprefix(f"{FAILED}: "))
+
+
+def _placement_text(line: str | None) -> Text | None:
+    match = re.fullmatch(rf"{PLACEMENT}: (\d+) processes on (\d+) nodes as planned", line or "")
+    if match is None:
+        return None
+    return Text(
+        "placement verified: {processes} processes on {nodes} nodes as planned",
+        processes=int(match[1]),
+        nodes=int(match[2]),
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -88,7 +88,9 @@ def _header(ctx: RuleContext) -> Iterator[Hit]:
                     count=ctx.job.roles[index].replicas,
                 ),
                 Text(
-                    "Narrow its node selection to exactly 1 node, and move other Workers to another role."
+                    "Set the Header role's Workers to 1 and move the other {extra} Worker(s) to a"
+                    " role of their own (it keeps the same RLINF_NODE_RANK order).",
+                    extra=ctx.job.roles[index].replicas - 1,
                 ),
             )
 
@@ -141,6 +143,49 @@ def _gpu_cover(ctx: RuleContext) -> Iterator[Hit]:
                     role=role.name,
                 ),
             )
+        elif rank < len(ctx.needs) and role.gpus < ctx.needs[rank].gpus_visible:
+            need = ctx.needs[rank]
+            yield (
+                ctx.role_path(index, f"{CONTAINER}.resources.limits"),
+                Text(
+                    "RLINF_NODE_RANK {rank} (role '{role}', running {components}) is planned with "
+                    "{visible} GPU(s): RLinf sets CUDA_VISIBLE_DEVICES of its processes to every "
+                    "GPU the plan assumed on that node, but the role requests {requested}, so "
+                    "the Worker would start without them.",
+                    rank=rank,
+                    role=role.name,
+                    components=", ".join(need.components),
+                    visible=need.gpus_visible,
+                    requested=role.gpus,
+                ),
+                Text(
+                    "If the node has {requested} GPU(s), plan with the GPUs each Worker requests "
+                    "(--gpus-per-node-map {layout}, or the per-node GPUs field in the app); if "
+                    "it has GPUs, request {visible} per Worker in role '{role}'.",
+                    requested=role.gpus,
+                    layout=_requested_layout(ctx),
+                    visible=need.gpus_visible,
+                    role=role.name,
+                ),
+            )
+
+
+def _requested_layout(ctx: RuleContext) -> str:
+    """The per-node GPU map (``0:8,1:0``) that fixes the assumption: a node whose processes see
+    GPUs its Worker does not request gets the request, the others keep the assumed count. In
+    the short form ``GpuLayout.parse`` reads: ranks with the largest count are left out (they
+    get it), except one, which sets the largest."""
+    needs = ctx.needs or []
+    counts = {
+        rank: role.gpus if role.gpus < needs[rank].gpus_visible else needs[rank].gpus_assumed
+        for rank, _, role in ctx.roles_by_rank()
+        if rank < len(needs)
+    }
+    largest = max(counts.values(), default=0)
+    listed = {r: c for r, c in counts.items() if c != largest}
+    first = next((r for r, c in counts.items() if c == largest), 0)
+    listed = {first: largest, **listed}
+    return ",".join(f"{r}:{c}" for r, c in sorted(listed.items()))
 
 
 #: Idle GPUs are listed up to this many (format_ranks shows the first three and the last), so

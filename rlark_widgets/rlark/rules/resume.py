@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from ...contract import SAVE_INTERVAL_ANNOTATION
 from ...findings import Severity
 from ...i18n import Text
 from ..job import Job
@@ -29,6 +30,49 @@ def _no_auto_resume(ctx: RuleContext) -> Iterator[Hit]:
             ),
             Text(
                 "To resume, pass runner.resume_dir=<mount>/.../checkpoints/global_step_N in the run script."
+            ),
+        )
+
+
+def _save_interval(ctx: RuleContext) -> object:
+    """runner.save_interval as the run will see it: the run script's override, else the
+    config's, else the annotation the planner wrote (a Job read from YAML)."""
+    overridden = re.findall(r"runner\.save_interval=(\S+)", code_lines(ctx.job.run_script))
+    if overridden:
+        return overridden[-1].strip("'\"")
+    if ctx.report is not None:
+        return ctx.report.config.get("runner.save_interval")
+    return ctx.job.annotations.get(SAVE_INTERVAL_ANNOTATION)
+
+
+@rule(
+    "RES-NO-CHECKPOINTS",
+    Severity.WARNING,
+    Text("A training run saves checkpoints (runner.save_interval above 0)"),
+    "RLinf rlinf/runners (checkpoints every runner.save_interval steps; -1 never)",
+)
+def _no_checkpoints(ctx: RuleContext) -> Iterator[Hit]:
+    value = _save_interval(ctx)
+    task_type = ctx.report.expansion.task_type if ctx.report is not None else None
+    evaluating = (task_type or "").endswith("_eval") or (
+        ctx.report is not None and ctx.report.config.get("runner.only_eval") is True
+    )
+    try:
+        interval = int(str(value))
+    except ValueError:
+        return
+    if interval <= 0 and not evaluating:
+        yield (
+            "spec.runScript",
+            Text(
+                "runner.save_interval is {value}: RLinf never saves a checkpoint, so a stopped or"
+                " failed run cannot be resumed, and the monitor will show no checkpoint.",
+                value=interval,
+            ),
+            Text(
+                "To be able to resume, save every N steps (runner.save_interval=N, e.g. 100);"
+                " keep {value} only for a run that needs no checkpoint.",
+                value=interval,
             ),
         )
 

@@ -38,7 +38,7 @@ class LogPanel:
         self.s = session
         t = Labels(session)
         self.text = t(w.Text(), description=Text("Find"))
-        self.workers = t(w.SelectMultiple(options=[], rows=4), description=Text("Workers"))
+        self.workers = t(w.SelectMultiple(options=[], rows=4), description=Text("Search in"))
         self.level = t.choice(
             w.Dropdown,
             [(Text("any level"), "")] + list(zip(LEVEL_NAMES, LEVELS, strict=True)),

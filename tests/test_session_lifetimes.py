@@ -24,7 +24,6 @@ from rlark_widgets.ui.app import App
 from rlark_widgets.ui.background import Background, Token
 from rlark_widgets.ui.draft import EDITABLE, carry_edits
 from rlark_widgets.ui.session import Session, finding_key
-from rlark_widgets.ui.steps.log_panel import LogPanel
 from rlark_widgets.ui.steps.topology import topology_rows
 from rlark_widgets.ui.watched_run import WatchedRun
 

@@ -353,3 +353,24 @@ def test_stop_gives_feedback_at_once(tmp_path: Path) -> None:
     slow.release.set()
     s._actions.join(timeout=30)
     assert not s.busy and s.status != "正在停止 Job 'again'…"
+
+
+# --- the checkpoint panel after a second run: the watch loop outlives a stale first read --------
+def test_a_run_started_here_is_watched_past_a_settled_read_of_the_run_before(tmp_path: Path):
+    """The first refreshes after Resume or a second Submit can read the previous run's ended
+    state: the loop ended there, and the panel waited forever for the new run's checkpoints."""
+    from rlark_widgets.ui.watched_run import START_GRACE
+
+    backend, where, _ = local_job(tmp_path)
+    where.write("stop.json", {"time": 3.0})
+    ended = backend.snapshot("again")
+    assert ended.settled
+    now = time.time()
+    fresh = WatchedRun("again", submitted_at=now).refreshed(ended)
+    assert fresh.watched_on(now + 1)  # not seen live yet: this may be the run before
+    assert not fresh.watched_on(now + START_GRACE + 1)  # the grace is bounded
+    (where.root / "stop.json").unlink()
+    live = fresh.refreshed(backend.snapshot("again"))
+    assert live.seen_live and live.watched_on(now + 1)
+    assert not live.refreshed(ended).watched_on(now + 1)  # seen live, then ended: done
+    assert not WatchedRun("again").refreshed(ended).watched_on(now)  # attached: ends at once

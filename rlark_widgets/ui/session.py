@@ -311,12 +311,13 @@ class Session(HasTraits):
         :class:`Draft`, no watched run); what the user typed for it alone (the per-node GPU
         map, the Job name) is cleared with a note, and a Job it left running is named at every
         import until it is watched again or seen ended."""
+        previous = self.config
         notes = self._forget_previous(config)
         self.draft = Draft.of(source)
         self.config = config
         self.replan()
         named = self.settings.name
-        if named is not None:  # the Job name typed for the previous config
+        if named is not None and previous is not None:  # typed for the previous config
             self.settings = replace(self.settings, name=None)
             self._rebuild()
             notes.append(
@@ -971,8 +972,8 @@ class Session(HasTraits):
 
         def loop(token: Token) -> None:
             while not token.cancelled and self._watch_once(token, key):
-                snap = self.snapshot
-                if snap is None or snap.settled or token.wait(interval):
+                run = self.run
+                if run is None or not run.watched_on(time.time()) or token.wait(interval):
                     return
 
         self._monitor.start(loop, replace=True)

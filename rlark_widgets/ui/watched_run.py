@@ -20,6 +20,9 @@ from ..rlark.job import Job
 
 #: Events of the watched run shown in the header (checkpoint, end, failure, stall).
 NOTICES_KEPT = 3
+#: Seconds a run started from here is watched before a settled snapshot counts as its end: the
+#: first refreshes after a resubmission can still read the previous run's ended state.
+START_GRACE = 90.0
 _keys = itertools.count(1)
 
 
@@ -36,6 +39,7 @@ class WatchedRun:
     diagnosis: Diagnosis | None = None
     history: tuple[HistoryPoint, ...] = ()
     notices: tuple[Notice, ...] = ()
+    seen_live: bool = False  # a refresh has seen it running (or not yet ended)
     key: int = field(default_factory=lambda: next(_keys))
 
     def refreshed(self, snap: JobSnapshot, job: Job | None = None) -> WatchedRun:
@@ -53,7 +57,18 @@ class WatchedRun:
             diagnosis=diagnose(snap),
             history=tuple(extend(list(history), snap)),
             notices=(kept + told)[-NOTICES_KEPT:],
+            seen_live=self.seen_live or not snap.settled,
         )
+
+    def watched_on(self, now: float) -> bool:
+        """Whether the monitor keeps refreshing: until the Job has ended and its Workers are
+        gone; a run started from here only once it was seen live, or after
+        :data:`START_GRACE` (a settled snapshot before that may be the previous run's)."""
+        snap = self.snapshot
+        if snap is None or not snap.settled:
+            return True
+        started = self.submitted_at
+        return not self.seen_live and started is not None and now - started < START_GRACE
 
     def desired(self) -> dict[str, int]:
         """Workers per role of this run's own Job (empty while it is not known)."""

@@ -146,7 +146,7 @@ class SlowSnapshots:
 
 def test_a_refresh_still_running_for_the_old_job_never_writes_after_attach(tmp_path: Path):
     _, s = app_watching(tmp_path)
-    local_job(tmp_path, "other")
+    local_job(tmp_path, "other")[1].write("stop.json", {"time": 3.0})  # settled: one refresh
     release = threading.Event()
     slow = SlowSnapshots(s.backend(), release)
     s._backend = slow

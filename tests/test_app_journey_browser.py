@@ -81,10 +81,10 @@ def test_two_configs_two_jobs_submit_stop_resubmit_attach_language_reload(
 
     # Watch the first config's Job: its own roles, never drawn on this config's Topology.
     page.get_by_role("button", name="List runs").click()
-    page.locator("select[multiple], .widget-select select").first.locator(
-        "option", has_text=JOB
-    ).first.wait_for(state="attached")
-    page.locator(".widget-select select").first.select_option(JOB)
+    runs = page.locator(".widget-select select").first
+    option = runs.locator("option", has_text=JOB).first
+    option.wait_for(state="attached")
+    runs.select_option(value=option.get_attribute("value"))
     page.get_by_role("button", name="Watch this run").click()
     page.get_by_text(f"Watching {JOB}.").first.wait_for()
     page.get_by_text(re.compile(r"workers: \d+/1 Workers")).first.wait_for(timeout=60_000)

@@ -26,13 +26,13 @@ EDITABLE = tuple(f.name for f in fields(Role) if f.name != "name")
 class Draft:
     """One imported config's identity and its planned roles."""
 
-    source: str  # what was imported: an example's name, a path or an uploaded file's name
     planned: tuple[Role, ...] = ()
-    generation: int = 0
+    generation: int = 0  # 0: no config imported yet
 
     @classmethod
-    def of(cls, source: str) -> Draft:
-        return cls(source, (), next(_generations))
+    def new(cls) -> Draft:
+        """The draft of a config just imported (a generation no run has yet)."""
+        return cls((), next(_generations))
 
 
 @dataclass(frozen=True)

@@ -179,7 +179,7 @@ class Session(HasTraits):
     status = Unicode("")  # in ``lang``
     notice = Unicode("")  # in ``lang``: what loading a config cleared or left running
     busy = Bool(False)  # an action (submit, resume, stop, delete) runs in the background
-    draft = Instance(Draft, args=("",))  # the loaded config's identity and planned roles
+    draft = Instance(Draft, args=())  # the loaded config's identity and planned roles
     run = Instance(WatchedRun, allow_none=True)  # the watched run; replaced, never reset
     # --- the watched run, as published from ``run`` (views observe these) -----------------------
     submitted = Unicode("")
@@ -280,7 +280,7 @@ class Session(HasTraits):
                     )
                 )
             self.example = name
-            self._set_config(load_config(examples[name], self._overrides(), self._env()), name)
+            self._set_config(load_config(examples[name], self._overrides(), self._env()))
 
         return self._guard(action, Text("Import"))
 
@@ -294,7 +294,7 @@ class Session(HasTraits):
                 config = load_config(Path(path).expanduser(), self._overrides(), self._env())
             except MissingVariableError as exc:  # the fix speaks of the app's box, not the CLI
                 raise ConfigLoadError(exc.text, exc.path, _search_path_fix(exc)) from None
-            self._set_config(config, path)
+            self._set_config(config)
 
         return self._guard(action, Text("Import"))
 
@@ -302,18 +302,18 @@ class Session(HasTraits):
         """Import an uploaded file (read on its own: its config directory is not available)."""
 
         def action() -> None:
-            self._set_config(load_text(content.decode("utf-8"), name, self._overrides()), name)
+            self._set_config(load_text(content.decode("utf-8"), name, self._overrides()))
 
         return self._guard(action, Text("Upload"))
 
-    def _set_config(self, config: RLinfConfig, source: str) -> None:
+    def _set_config(self, config: RLinfConfig) -> None:
         """A config replaces everything that belonged to the previous one (a new
         :class:`Draft`, no watched run); what the user typed for it alone (the per-node GPU
         map, the Job name) is cleared with a note, and a Job it left running is named at every
         import until it is watched again or seen ended."""
         previous = self.config
-        notes = self._forget_previous(config)
-        self.draft = Draft.of(source)
+        notes = self._forget_previous()
+        self.draft = Draft.new()
         self.config = config
         self.replan()
         named = self.settings.name
@@ -331,7 +331,7 @@ class Session(HasTraits):
         notes = [*self._left.values(), *notes]
         self._say("notice", Listing(notes, " ") if notes else "")
 
-    def _forget_previous(self, config: RLinfConfig) -> list[Text]:
+    def _forget_previous(self) -> list[Text]:
         """End watching the previous config's run; the notes say what the user should know."""
         notes: list[Text] = []
         run = self.run

@@ -199,9 +199,11 @@ class MonitorStep:
             self.worker_choice.value = chosen if chosen in values else RUN_LOG
 
     def show_log(self) -> None:
-        """The chosen log, read again at each refresh so the box follows new lines."""
-        chosen = self.worker_choice.value
-        self.log.value = log_html(self.s.logs(chosen)) if chosen and self.s.submitted else ""
+        """The chosen log, read again at each refresh so the box follows new lines (none while
+        the run has no Worker yet: a new run's first refresh asks for no log that cannot be)."""
+        chosen, snap = self.worker_choice.value, self.s.snapshot
+        readable = chosen and self.s.submitted and snap is not None and snap.workers
+        self.log.value = log_html(self.s.logs(chosen)) if readable else ""
 
     def prepare_record(self) -> None:
         data = self.s.record_bytes()

@@ -137,10 +137,11 @@ SHOWN = """([text, alive, busy]) => {
 MONITOR_NOTEBOOK = """
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
+from rlark_widgets.ui.watched_run import WatchedRun
 
 session = Session()
 session.backend_name, session.k8s_namespace = "kubernetes", "research"
-session.submitted = "big"
+session.run = WatchedRun("big")  # watched, refreshed only by the Refresh clicks timed here
 app = App(session)
 app.tabs.selected_index = 5
 display(app.widget)

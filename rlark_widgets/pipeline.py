@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .backends.base import NEEDS_YES, Backend, BackendError, SubmitResult, blocking
 from .failures import interrupted_submit
 from .findings import Finding
+from .i18n import Text
 from .rlark.build import JobSettings, build_job
 from .rlark.check import check_job
 from .rlark.facts import RecordFacts
@@ -274,10 +275,26 @@ def submission_findings(backend: Backend, planned: PlannedJob) -> list[Finding]:
     )
 
 
+T = TypeVar("T")
+
+
+class StepRunner(Protocol):
+    """Runs one named step of a submission (``key``: which deadline applies); the app's shows
+    the step and ends it at its deadline, the CLI's runs it at once."""
+
+    def __call__(self, what: Text, key: str, work: Callable[[], T]) -> T: ...
+
+
+def at_once(what: Text, key: str, work: Callable[[], T]) -> T:
+    """A :class:`StepRunner` that just runs the step."""
+    return work()
+
+
 def submit_checked(
     backend: Backend,
     planned: PlannedJob,
     confirm: Callable[[list[Finding]], bool] | None = None,
+    step: StepRunner = at_once,
 ) -> Submission:
     """Preflight, then submit once unless an error blocks it on this backend.
 
@@ -289,19 +306,24 @@ def submit_checked(
     backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
     Raises :class:`~.backends.base.BackendError` when the backend fails.
     """
-    findings = submission_findings(backend, planned)
+    findings = step(Text("Preflight…"), "preflight", lambda: submission_findings(backend, planned))
     stopping = blocking(findings, backend.name)
-    if stopping or planned.job is None:
+    job = planned.job
+    if stopping or job is None:
         return Submission(findings, stopping, None)
     asking = [f for f in findings if f.rule_id in NEEDS_YES]
     if asking and confirm is not None and not confirm(asking):
         return Submission(findings, [], None, asking)
-    report, job = planned.report, planned.job
+    report = planned.report
     try:
-        result = backend.submit(
-            job,
-            expansion=report.expansion if report is not None else None,
-            config=report.config if report is not None else None,
+        result = step(
+            Text("Submitting: creating the Job on the backend…"),
+            "submit",
+            lambda: backend.submit(
+                job,
+                expansion=report.expansion if report is not None else None,
+                config=report.config if report is not None else None,
+            ),
         )
     except BackendError as exc:
         if not getattr(exc, "transient", False):

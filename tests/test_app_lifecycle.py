@@ -27,6 +27,7 @@ from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session, finding_key
 from rlark_widgets.ui.steps.log_panel import LogPanel
 from rlark_widgets.ui.steps.topology import topology_rows
+from rlark_widgets.ui.watched_run import WatchedRun
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -35,14 +36,15 @@ REASONING_32 = "rlinf-configs/examples/reasoning/config/math/qwen2.5-32b-grpo-me
 
 
 def watched_local_job(tmp_path: Path) -> tuple[App, Session]:
-    """An app whose session watches a stopped local Job (its files, no process)."""
+    """An app whose session watches a stopped local Job (its files, no process), as if it was
+    submitted from the loaded config."""
     _, where, _ = local_job(tmp_path)
     where.write("stop.json", {"time": 3.0})
     session = Session(workspace=tmp_path)
     session.settings = JobSettings(image="registry.example.com/rlinf:v0.3.0")
     app = App(session)
     assert session.load_example("maniskill_ppo_openvlaoft"), session.error
-    session.submitted = "again"
+    session._watch(WatchedRun("again", session.job, session.draft.generation))
     assert session.refresh(), session.error
     return app, session
 
@@ -128,6 +130,7 @@ def test_delete_names_what_it_removes_and_waits_for_a_confirmation(tmp_path: Pat
     assert monitor.confirm_box.layout.display == "none"
     monitor.delete.click()
     monitor.confirm.click()
+    s._actions.join(timeout=30)
     assert not root.exists() and s.status.startswith("Deleted Job 'again'")
     s._monitor.join(timeout=30)  # refreshed at once after Delete
     assert s.snapshot is not None and not s.snapshot.exists
@@ -179,12 +182,12 @@ def test_the_monitor_watches_a_finished_job_until_its_workers_are_gone(kube, kub
     kube.set_job_status(name, "Succeeded", running=True)  # finished; its Worker still runs
     s.start_monitor(interval=0.1)
     s._monitor.join(timeout=3)
-    assert s._monitor.is_alive()  # still watching: the Worker holds its node
+    assert s._monitor.busy  # still watching: the Worker holds its node
     assert s.diagnosis.title == "The Job finished, no checkpoint; Stop releases its 1 Workers."
     assert s.can_stop()
-    assert s.stop(), s.error  # deletes the Job: the monitor refreshes at once and ends
+    assert s.stop(wait=True), s.error  # deletes the Job: the monitor refreshes at once and ends
     s._monitor.join(timeout=10)
-    assert not s._monitor.is_alive() and not s.snapshot.exists
+    assert not s._monitor.busy and not s.snapshot.exists
     assert not s.can_stop() and not s.can_delete()
 
 
@@ -193,7 +196,7 @@ def test_logs_read_at_a_refresh_use_its_workers_instead_of_listing_them_again(ku
     taken (listing a 1,000-Worker Job's pods again cost as much as the snapshot's own listing)."""
     s = kube_session
     assert s.submit(wait=True), s.error
-    s._stop_monitor.set()
+    s._monitor.cancel()
     name = s.submitted
     kube.start_workers(name)
     kube.run_all(name)
@@ -219,7 +222,7 @@ def test_follow_searches_every_log_after_a_refresh_in_the_background(kube, kube_
     still runs starts no second one."""
     s = kube_session
     assert s.submit(wait=True), s.error
-    s._stop_monitor.set()
+    s._monitor.cancel()
     name = s.submitted
     kube.start_workers(name)
     kube.run_all(name)
@@ -267,13 +270,13 @@ def test_a_second_run_never_shows_the_first_runs_results(tmp_path: Path) -> None
         assert s.submit(wait=True), s.error
         wait_until(s, lambda snap: bool(snap.checkpoints))
         first = s.snapshot.run
-        assert s.stop(), s.error
+        assert s.stop(wait=True), s.error
         s._monitor.join(timeout=60)
         assert s.snapshot.checkpoints and s.diagnosis.ok  # it persisted its own checkpoint
 
         assert s.submit(wait=True), s.error
         time.sleep(5)
-        assert s.stop(), s.error
+        assert s.stop(wait=True), s.error
         s._monitor.join(timeout=60)
         assert s.refresh(), s.error
         snap = s.snapshot
@@ -291,7 +294,6 @@ def test_a_second_run_never_shows_the_first_runs_results(tmp_path: Path) -> None
         assert len(monitor.checkpoints.widget.data[0].x) == 0  # no old checkpoint drawn
     finally:
         if s.submitted and s.can_stop():
-            s.stop()
-        if s._monitor is not None:
-            s._stop_monitor.set()
-            s._monitor.join(timeout=60)
+            s.stop(wait=True)
+        s._monitor.cancel()
+        s._monitor.join(timeout=60)

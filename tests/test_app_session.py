@@ -311,7 +311,7 @@ def test_each_refresh_draws_banner_and_charts_from_that_refresh(kube, tmp_path, 
     s.acknowledge([finding_key(f) for f in s.unacknowledged()])
     s.backend_name, s.k8s_namespace = "kubernetes", NAMESPACE
     assert s.submit(wait=True) and s.submitted == s.job.name, s.error
-    s._stop_monitor.set()  # this test refreshes by hand, after the monitor's first refresh
+    s._monitor.cancel()  # this test refreshes by hand, after the monitor's first refresh
     s._monitor.join(timeout=30)
 
     def drawn() -> tuple[list, str]:

@@ -297,5 +297,5 @@ def test_the_app_keeps_the_users_inputs_and_says_what_failed(kube, tmp_path, mon
     until(lambda: s.snapshot is not degraded)  # the monitor went on: the next refresh works
     assert s.error == ""
     assert (s.settings, list(s.roles), s.job_yaml) == typed
-    s.stop()
+    s.stop(wait=True)
     assert not kube.exists("jobs", "faulty")

@@ -290,7 +290,7 @@ def test_the_app_exports_a_rayjob_and_submits_it_through_the_kuberay_backend(
     s.backend_name, s.k8s_namespace = "kuberay", NAMESPACE
     s.acknowledge([finding_key(f) for f in s.unacknowledged()])  # the export's warnings
     assert s.submit(wait=True) and s.submitted == s.job.name, s.error
-    s._stop_monitor.set()
+    s._monitor.cancel()
     s._monitor.join(timeout=30)
     stored = kuberay.object("RayJob", s.job.name)
     assert stored is not None and stored["spec"]["submissionMode"] == "HTTPMode"

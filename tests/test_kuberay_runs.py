@@ -192,6 +192,6 @@ def test_the_apps_runs_panel_lists_kuberay_jobs_and_reattaches(kuberay, tmp_path
     assert s.error in (None, "") and [(r.name, r.phase) for r in rows] == [("demo", "Running")]
     assert rows[0].run == kuberay.object("RayCluster", cluster)["metadata"]["uid"]
     assert s.attach("demo") and s.refresh(), s.error
-    s._stop_monitor.set()
+    s._monitor.cancel()
     s._monitor.join(timeout=30)
     assert s.snapshot.backend == "kuberay" and s.snapshot.run.id == rows[0].run

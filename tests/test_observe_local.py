@@ -68,7 +68,7 @@ def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_st
         )
         runs.choice.value = "curves"
         runs.attach()
-        session._stop_monitor.set()
+        session._monitor.cancel()
         assert session.refresh() and session.submitted == "curves"
         assert session.snapshot.scalars["rehearsal/step_seconds"].steps == [1, 2, 3, 4]
         # The stopped run's logs stay readable: searched across Workers, and zipped.

@@ -363,7 +363,7 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
     monitor = MonitorStep(s)
     assert monitor.resume.disabled and monitor.resume_choice.options == ()
     s.attach("demo")
-    s._stop_monitor.set()  # this test refreshes by hand (the run's Workers keep it watching)
+    s._monitor.cancel()  # this test refreshes by hand (the run's Workers keep it watching)
     s._monitor.join(timeout=30)
     assert s.refresh(), s.error
     assert s.resume_choices() == ["latest", "global_step_20", "global_step_10"] and s.can_resume()
@@ -375,7 +375,7 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
     deadline = time.monotonic() + 60
     while s.busy and time.monotonic() < deadline:
         time.sleep(0.1)
-    s._stop_monitor.set()
+    s._monitor.cancel()
     assert s.error == "", s.error
     assert s.status == (
         f"Resuming Job 'demo' from global_step_10 ({CHECKPOINTS}/global_step_10). Run script:"
@@ -388,7 +388,7 @@ def test_the_resume_button_resumes_the_watched_kubernetes_job_from_the_chosen_ch
     assert s.refresh(), s.error  # the new run: no phase yet, in progress
     assert not s.can_resume() and monitor.resume.disabled
     s.attach("demo")  # watching a Job afresh (or loading another config) forgets the choice
-    s._stop_monitor.set()
+    s._monitor.cancel()
     assert s.resume_from == "latest"
 
 

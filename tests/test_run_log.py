@@ -97,7 +97,8 @@ def test_the_app_offers_the_run_log_first_and_follows_it(tmp_path: Path) -> None
     session = Session(workspace=tmp_path)
     app = App(session)
     monitor = app.steps[5]
-    session.submitted = "again"
+    assert session.attach("again")
+    session._monitor.join(timeout=30)
     assert session.refresh(), session.error
     assert list(monitor.worker_choice.options)[:2] == [
         ("Run script (on the Header's Worker)", RUN_LOG),

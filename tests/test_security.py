@@ -327,7 +327,7 @@ def test_the_app_session_never_shows_or_logs_kubeconfig_credentials(
     kube.emulator.logs[worker] = "step 1 done\n"
     assert s.refresh(), s.error
     logs = s.logs(s.snapshot.workers[0].key)
-    assert s.stop(), s.error
+    assert s.stop(wait=True), s.error
     record = s.record_zip(tmp_path / "record.zip")
     assert f"Bearer {TOKEN}" in authorization_headers
     shown = [repr(value) for value in s.trait_values().values()]

@@ -6,6 +6,13 @@ config -> report -> plan -> roles -> Job -> findings -> YAML. What the user type
 overwritten by a failure: an error only sets ``error`` (message and fix), never a traceback.
 ``error`` and ``status`` are shown in ``lang``; the session keeps their messages, so the
 language toggle re-renders them too.
+
+State is split by lifetime: the loaded config's (its :class:`~.draft.Draft`, replaced on
+import), the watched run's (one :class:`~.watched_run.WatchedRun`, created on Submit, Resume or
+Watch and replaced as a whole; ``submitted``, ``snapshot``, ``history``, ``diagnosis``,
+``notices`` and ``submitted_at`` are published from it in one place, :meth:`Session._publish_run`)
+and the long actions' (two :class:`~.background.Background` helpers: the actions, and the
+monitor's watch loop).
 """
 
 from __future__ import annotations
@@ -13,14 +20,25 @@ from __future__ import annotations
 import logging
 import math
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from traitlets import Bool, Dict, Enum, Float, HasTraits, Instance, Int, List, Unicode, default
+from traitlets import (
+    Bool,
+    Dict,
+    Enum,
+    Float,
+    HasTraits,
+    Instance,
+    Int,
+    List,
+    Unicode,
+    default,
+    observe,
+)
 
 from ..backends import open_backend
 from ..backends.all_logs import all_logs
@@ -30,10 +48,10 @@ from ..examples import DEFAULT_EXAMPLE, example_configs
 from ..failures import FAILURES, explain
 from ..findings import Finding, Severity
 from ..i18n import LANGUAGES, Listing, Text, default_language, normalize_language, render
-from ..monitor.diagnosis import Diagnosis, diagnose
-from ..monitor.history import HistoryPoint, extend
+from ..monitor.diagnosis import Diagnosis
+from ..monitor.history import HistoryPoint
 from ..monitor.job_list import JobRow, job_row
-from ..monitor.notices import Notice, notices
+from ..monitor.notices import Notice
 from ..monitor.snapshot import JobSnapshot
 from ..pipeline import (
     PlannedJob,
@@ -70,6 +88,9 @@ from ..rlark.text_fields import (
 from ..rlark.yaml_io import dump_yaml, render_job_yaml
 from ..rlinf import ConfigReport, GpuLayout, RLinfConfig, load_config, load_text
 from ..rlinf.errors import ConfigLoadError, MissingVariableError
+from .background import Background, Steps, Token
+from .draft import Draft, carry_edits
+from .watched_run import WatchedRun
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +100,9 @@ REFRESH = Text("Refresh")
 #: The Job form's text fields: JobSettings fields, then the run-record facts.
 SETTINGS_FIELDS = tuple(f.name for f in fields(JobSettings) if f.name != "mounts")
 FACT_FIELDS = ("rlinf_commit", "image_digest")
-#: Events of the watched run shown in the header (checkpoint, end, failure, stall).
-NOTICES_KEPT = 3
+#: Seconds each step of a long action may take before it ends with a message naming the step.
+STEP_TIMEOUTS = {"backend": 60.0, "plan": 60.0, "preflight": 90.0, "submit": 180.0}
+STEP_TIMEOUT = 180.0  # stop, delete, resume: one step each
 #: A role's fields typed as text, their grammar and how errors name them.
 ROLE_TEXT_FIELDS: dict[str, tuple[Text, Callable[[str, Text], dict[str, Any]]]] = {
     "node_selector": (Text("nodes"), parse_pairs),
@@ -166,7 +188,10 @@ class Session(HasTraits):
     error = Unicode("")  # in ``lang``
     status = Unicode("")  # in ``lang``
     notice = Unicode("")  # in ``lang``: what loading a config cleared or left running
-    busy = Bool(False)
+    busy = Bool(False)  # an action (submit, resume, stop, delete) runs in the background
+    draft = Instance(Draft, args=())  # the loaded config's identity and planned roles
+    run = Instance(WatchedRun, allow_none=True)  # the watched run; replaced, never reset
+    # --- the watched run, as published from ``run`` (views observe these) -----------------------
     submitted = Unicode("")
     snapshot = Instance(JobSnapshot, allow_none=True)
     history = List(Instance(HistoryPoint))
@@ -182,9 +207,11 @@ class Session(HasTraits):
         self.workspace = workspace or default_workspace()
         self._backend: Backend | None = None
         self._backend_kuberay: ExportOptions | None = None  # what the open backend exports
-        self._monitor: threading.Thread | None = None
-        self._stop_monitor = threading.Event()
-        self._submit_lock = threading.Lock()
+        self._actions = Background("rlark-action", on_busy=self._set_busy)
+        self._monitor = Background("rlark-monitor")
+        #: Jobs of earlier configs left running: named at each import until watched again or
+        #: seen ended (List runs)
+        self._left: dict[str, Text] = {}
         self._messages: dict[str, Text | str] = {}  # error/status as messages, for the toggle
         self._failed: Text | str | None = None  # the action the shown error is from
         #: the last pipeline result (the Export choice, the sheet, the admin request)
@@ -290,32 +317,44 @@ class Session(HasTraits):
         return self._guard(action, Text("Upload"))
 
     def _set_config(self, config: RLinfConfig) -> None:
-        """A config replaces everything derived from the previous one: its Job's monitor state
-        (the Job itself keeps running, and a notice says so), acknowledgements, and the
-        per-node GPU map typed for it (cleared, with a notice)."""
+        """A config replaces everything that belonged to the previous one (a new
+        :class:`Draft`, no watched run); what the user typed for it alone (the per-node GPU
+        map, the Job name) is cleared with a note, and a Job it left running is named at every
+        import until it is watched again or seen ended."""
+        previous = self.config
         notes = self._forget_previous()
+        self.draft = Draft.new()
         self.config = config
         self.replan()
+        named = self.settings.name
+        if named is not None and previous is not None:  # typed for the previous config
+            self.settings = replace(self.settings, name=None)
+            self._rebuild()
+            notes.append(
+                Text(
+                    "The Job name '{old}' was typed for the previous config and is cleared:"
+                    " this config's Job is named '{new}'.",
+                    old=named,
+                    new=self.job.name if self.job is not None else "",
+                )
+            )
+        notes = [*self._left.values(), *notes]
         self._say("notice", Listing(notes, " ") if notes else "")
 
     def _forget_previous(self) -> list[Text]:
-        """Clear what the previous config left; the notes say what the user should know."""
+        """End watching the previous config's run; the notes say what the user should know."""
         notes: list[Text] = []
-        if self.submitted:
-            snap = self.snapshot
+        run = self.run
+        if run is not None:
+            snap = run.snapshot
             if snap is None or (snap.exists and not snap.settled):
-                notes.append(
-                    Text(
-                        "Job '{name}' of the previous config is no longer watched here; it keeps"
-                        " running until you stop it (rlark-migrate stop {name}).",
-                        name=self.submitted,
-                    )
+                self._left[run.name] = Text(
+                    "Job '{name}' of the previous config is no longer watched here; it keeps"
+                    " running until you stop it (rlark-migrate stop {name}).",
+                    name=run.name,
                 )
-        self._stop_monitor.set()
-        with self.hold_trait_notifications():
-            self.submitted, self.submitted_at, self.delete_pending = "", None, ""
-            self.snapshot, self.diagnosis, self.history = None, None, []
-            self.notices, self.acknowledged, self.resume_from = [], [], LATEST
+        self._watch(None)
+        self.acknowledged = []
         if self.gpu_map_text.strip() and self.config is not None:
             notes.append(
                 Text(
@@ -342,7 +381,7 @@ class Session(HasTraits):
             self.gpus_per_node = per_node
         if per_node_map is not None:
             self.gpu_map_text = per_node_map
-        return self._guard(self._plan, Text("GPUs per node"))
+        return self._guard(self._replan_keeping_edits, Text("GPUs per node"))
 
     @default("site")
     def _default_site(self) -> SiteProfile:
@@ -363,7 +402,7 @@ class Session(HasTraits):
             self._backend = None  # opened again with the new profile
             if self.inventory is not None:
                 self.inventory = self.inventory.through(site)
-            self._plan()
+            self._replan_keeping_edits()
 
         return self._guard(action, Text("Site profile"))
 
@@ -371,7 +410,7 @@ class Session(HasTraits):
         def action() -> None:
             self.inventory_name = name
             self.inventory = None if not name else load_inventory(name, self.site)
-            self._plan()
+            self._replan_keeping_edits()
 
         return self._guard(action, Text("Inventory"))
 
@@ -387,7 +426,7 @@ class Session(HasTraits):
             )
             self.inventory = backend.inventory()
             self.inventory_name = ""
-            self._plan()
+            self._replan_keeping_edits()
 
         return self._guard(action, Text("Inventory"))
 
@@ -412,6 +451,7 @@ class Session(HasTraits):
         )
 
     def _plan(self) -> None:
+        """Plan the roles afresh from the config (they become the draft's planned roles)."""
         request = self.request()
         if request is None:
             return
@@ -419,8 +459,21 @@ class Session(HasTraits):
         planned = plan_job(request, plan)
         self.report, self.plan = plan.report, plan
         self.roles = list(planned.job.roles) if planned.job is not None else []
+        self.draft = replace(self.draft, planned=tuple(self.roles))
         self.mount_drafts = {}
         self._show(planned)
+
+    def _replan_keeping_edits(self) -> None:
+        """Plan again under a changed cluster (GPUs per node, inventory, site profile), keeping
+        the role edits the new plan leaves valid; the notice names those it dropped."""
+        edited, planned = list(self.roles), list(self.draft.planned)
+        self._plan()
+        if edited == planned or not self.roles:
+            return
+        carried = carry_edits(planned, edited, list(self.roles))
+        self.roles = carried.roles
+        self._rebuild()
+        self._say("notice", carried.note())
 
     # --- roles ---------------------------------------------------------------------------------------
     def update_role(self, index: int, **changes: Any) -> bool:
@@ -747,58 +800,104 @@ class Session(HasTraits):
         assert self._backend is not None
         return self._backend
 
+    # --- the watched run ------------------------------------------------------------------------
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+
+    def _watch(self, run: WatchedRun | None) -> None:
+        """Watch ``run`` (None: nothing) instead of the run before: the old run's monitor is
+        cancelled (nothing it read is shown after this) and every run-scoped choice resets."""
+        self._monitor.cancel()
+        self.cancel_delete()
+        self.resume_from = LATEST
+        self.run = run
+
+    @observe("run")
+    def _publish_run(self, change: dict[str, Any]) -> None:
+        """The one place the watched run's traits are written: all at once, from ``run``
+        (views observing ``snapshot`` draw the banner and charts from the same refresh)."""
+        run: WatchedRun | None = change["new"]
+        with self.hold_trait_notifications():
+            self.submitted = run.name if run is not None else ""
+            self.submitted_at = run.submitted_at if run is not None else None
+            self.history = list(run.history) if run is not None else []
+            self.notices = list(run.notices) if run is not None else []
+            self.snapshot = run.snapshot if run is not None else None
+            self.diagnosis = run.diagnosis if run is not None else None
+
+    def drawn_on_topology(self) -> bool:
+        """Whether the watched run's Worker states belong on this config's Topology."""
+        run = self.run
+        return run is not None and run.drawn_on(self.draft.generation, self.job)
+
+    def _action(
+        self, what: Text, starting: Text, work: Callable[[Token], None], wait: bool
+    ) -> bool:
+        """Run ``work`` as the one long action (a second click while one runs does nothing);
+        ``starting`` shows at once. A failure becomes ``error`` through :meth:`_guard`."""
+
+        def body(token: Token) -> None:
+            if not self._guard(lambda: work(token), what):
+                self._say("status", "")  # "Submitting…" would stay beside the reason
+
+        if self._actions.busy:
+            return False
+        self._say("status", starting)
+        if not self._actions.start(body):
+            return False
+        if wait:
+            self._actions.join()
+        return True
+
+    def _steps(self, token: Token) -> Steps:
+        """The running action's steps: each shown as it starts, ended at its deadline."""
+        return Steps(
+            self._actions, token, STEP_TIMEOUTS, STEP_TIMEOUT, lambda w: self._say("status", w)
+        )
+
     def submit(self, wait: bool = False) -> bool:
-        """Submit in the background (the kernel stays responsive); a second click does nothing."""
-        if not self._submit_lock.acquire(blocking=False):
+        """Submit in the background (the kernel stays responsive); a second click does nothing.
+        Each step (open the backend, plan, preflight, create the Job) shows as it starts and
+        has a deadline (:data:`STEP_TIMEOUTS`)."""
+        if self.busy:
             return False
         if not self.can_submit():
-            self._submit_lock.release()
             self._say(
                 "error",
                 Text("Submit is disabled: fix the errors and acknowledge the warnings first."),
             )
             return False
-        self.busy = True
-        self._say("status", SUBMITTING)
-        worker = threading.Thread(
-            target=self._submit_in_background, name="rlark-submit", daemon=True
-        )
-        worker.start()
-        if wait:
-            worker.join()
-        return True
+        generation = self.draft.generation
 
-    def _submit_in_background(self) -> None:
-        try:
+        def work(token: Token) -> None:
+            step = self._steps(token)
+            backend = step(Text("Submitting: opening the backend…"), "backend", self.backend)
+            request = self.request(list(self.roles))
+            plan = self.plan
+            if request is None or plan is None:
+                return
+            planned = step(
+                Text("Submitting: planning the Job…"), "plan", lambda: plan_job(request, plan)
+            )
+            submission = submit_checked(backend, planned, step)
+            if submission.result is None:
+                raise _preflight_failed(submission.blocking)
+            result = submission.result
+            run = WatchedRun(result.name, planned.job, generation, time.time())
+            self._actions.deliver(token, lambda: self._watch(run))
+            self._say(
+                "status",
+                Text("Submitted: {name}. {message}", name=result.name, message=result.text)
+                if result.created
+                else Text(
+                    "Already submitted: {name}. {message}",
+                    name=result.name,
+                    message=result.text,
+                ),
+            )
+            self.start_monitor()
 
-            def action() -> None:
-                backend = self.backend()
-                request = self.request(list(self.roles))
-                if request is None or self.plan is None:
-                    return
-                self._say("status", Text("Preflight…"))
-                submission = submit_checked(backend, plan_job(request, self.plan))
-                if submission.result is None:
-                    raise _preflight_failed(submission.blocking)
-                result = submission.result
-                self.submitted, self.submitted_at = result.name, time.time()
-                self.history = []
-                self._say(
-                    "status",
-                    Text("Submitted: {name}. {message}", name=result.name, message=result.text)
-                    if result.created
-                    else Text(
-                        "Already submitted: {name}. {message}",
-                        name=result.name,
-                        message=result.text,
-                    ),
-                )
-
-            if self._guard(action, Text("Submit")):
-                self.start_monitor()
-        finally:
-            self.busy = False
-            self._submit_lock.release()
+        return self._action(Text("Submit"), SUBMITTING, work, wait)
 
     def resume_choices(self) -> list[str]:
         """The Resume picker: latest and each checkpoint of any run of the watched Job."""
@@ -820,10 +919,9 @@ class Session(HasTraits):
         in the background like Submit; a refusal shows as ``error`` with its fix."""
         if which is not None:
             self.resume_from = which
-        if not self._submit_lock.acquire(blocking=False):
+        if self.busy:
             return False
-        if not self.can_resume():
-            self._submit_lock.release()
+        if not self.can_resume() or self.run is None:
             self._say(
                 "error",
                 Text(
@@ -832,88 +930,99 @@ class Session(HasTraits):
                 ),
             )
             return False
-        self.busy = True
-        self._say("status", Text("Resuming…"))
-        worker = threading.Thread(
-            target=self._resume_in_background, name="rlark-resume", daemon=True
-        )
-        worker.start()
-        if wait:
-            worker.join()
-        return True
+        before, chosen = self.run, self.resume_from
 
-    def _resume_in_background(self) -> None:
-        try:
+        def work(token: Token) -> None:
+            done = self._steps(token)(
+                Text("Resuming…"),
+                "resume",
+                lambda: resume(self.backend(), before.name, chosen),
+            )
+            result, problems = done.submission.result, done.submission.blocking
+            if result is not None and not result.created:  # the name is held elsewhere
+                raise BackendError(result.text)
+            if result is None:
+                raise _preflight_failed(problems)
+            run = WatchedRun(before.name, before.job, before.draft, time.time())
+            self._actions.deliver(token, lambda: self._watch(run))
+            self._say("status", resumed_text(done))
+            self.start_monitor()
 
-            def action() -> None:
-                done = resume(self.backend(), self.submitted, self.resume_from)
-                result, problems = done.submission.result, done.submission.blocking
-                if result is not None and not result.created:  # the name is held elsewhere
-                    raise BackendError(result.text)
-                if result is None:
-                    raise _preflight_failed(problems)
-                self.submitted_at, self.history, self.notices = time.time(), [], []
-                self._say("status", resumed_text(done))
+        return self._action(Text("Resume"), Text("Resuming…"), work, wait)
 
-            if self._guard(action, Text("Resume")):
-                self.start_monitor()
-            else:  # refused: "Resuming…" would stay beside the reason
-                self._say("status", "")
-        finally:
-            self.busy = False
-            self._submit_lock.release()
+    def _read(self, run: WatchedRun) -> tuple[JobSnapshot, Job | None]:
+        """What a refresh of ``run`` reads from the backend (its Job too, while not known)."""
+        backend = self.backend()
+        snap = backend.snapshot(run.name)
+        return snap, (backend.job(run.name) if run.job is None and snap.exists else None)
+
+    def _refreshed(self, key: int, snap: JobSnapshot, job: Job | None) -> None:
+        """Show a refresh of the run ``key``, unless another run is watched by now."""
+        run = self.run
+        if run is None or run.key != key:
+            return
+        self.run = run.refreshed(snap, job)
+        if self._failed == REFRESH:  # the new view never sits beside the failed refresh's message
+            self._say("error", "")
 
     def refresh(self) -> bool:
+        """Read the watched run now (the Refresh button)."""
+        run = self.run
+
         def action() -> None:
-            if not self.submitted:
-                return
-            snap = self.backend().snapshot(self.submitted)
-            told = notices(self.snapshot, snap)
-            # A different run (submitted again elsewhere) starts its charts afresh.
-            before = self.snapshot.run if self.snapshot is not None else None
-            history = [] if before is not None and snap.run != before else self.history
-            # One notification once all three are set: views observing ``snapshot`` draw the
-            # banner and charts from the same refresh (they had drawn the previous one's).
-            with self.hold_trait_notifications():
-                if told:
-                    self.notices = (self.notices + told)[-NOTICES_KEPT:]
-                self.snapshot, self.diagnosis = snap, diagnose(snap)
-                self.history = extend(history, snap)
-                # The new view never sits beside the failed refresh's message before it.
-                if self._failed == REFRESH:
-                    self._say("error", "")
+            if run is not None:
+                self._refreshed(run.key, *self._read(run))
 
         return self._guard(action, REFRESH, clears=False)
 
     def start_monitor(self, interval: float = 3.0) -> None:
         """Refresh now, then in the background until the Job has ended and its Workers are
         gone (a finished Job whose Workers still run keeps being watched). A new start ends
-        the loop before it."""
-        self._stop_monitor.set()
-        stop = self._stop_monitor = threading.Event()
+        the loop before it; a cancelled loop never shows what it read."""
+        run = self.run
+        if run is None:
+            return
+        key = run.key
 
-        def loop() -> None:
-            while not stop.is_set():
-                self.refresh()
-                snap = self.snapshot
-                if snap is None or snap.settled:
+        def loop(token: Token) -> None:
+            while not token.cancelled and self._watch_once(token, key):
+                run = self.run
+                if run is None or not run.watched_on(time.time()) or token.wait(interval):
                     return
-                stop.wait(interval)
 
-        self._monitor = threading.Thread(target=loop, name="rlark-monitor", daemon=True)
-        self._monitor.start()
+        self._monitor.start(loop, replace=True)
 
-    def stop(self) -> bool:
-        """Stop the Job, then watch it at once until its Workers are gone."""
-        if not self.can_stop():
+    def _watch_once(self, token: Token, key: int) -> bool:
+        """One refresh of the watch loop of run ``key``; False once another run is watched."""
+        run = self.run
+        if run is None or run.key != key:
+            return False
+        read: list[tuple[JobSnapshot, Job | None]] = []
+        if self._guard(lambda: read.append(self._read(run)), REFRESH, clears=False):
+            self._monitor.deliver(token, lambda: self._refreshed(key, *read[0]))
+        return True
+
+    def stop(self, wait: bool = False) -> bool:
+        """Stop the Job in the background ("Stopping…" shows at once), then watch it at once
+        until its Workers are gone."""
+        if not self.can_stop() or self.run is None:
             self._say("error", Text("Stop is disabled: no running Job was submitted from here."))
             return False
-        self._stop_monitor.set()
-        done = self._guard(
-            lambda: self._say("status", self.backend().stop(self.submitted)), Text("Stop")
-        )
-        self.start_monitor()
-        return done
+        name = self.run.name
+        self._monitor.cancel()
+
+        def work(token: Token) -> None:
+            try:
+                said = self._steps(token)(
+                    Text("Stopping Job '{name}'…", name=name),
+                    "stop",
+                    lambda: self.backend().stop(name),
+                )
+                self._say("status", said)
+            finally:
+                self.start_monitor()
+
+        return self._action(Text("Stop"), Text("Stopping Job '{name}'…", name=name), work, wait)
 
     def request_delete(self) -> bool:
         """The Delete button: name exactly what delete removes and wait for a confirmation."""
@@ -934,18 +1043,29 @@ class Session(HasTraits):
         self._messages.pop("delete_pending", None)
         self.delete_pending = ""
 
-    def delete(self) -> bool:
-        """Delete, once confirmed (:meth:`request_delete` first); then watch it at once."""
-        if not self.delete_pending:
+    def delete(self, wait: bool = False) -> bool:
+        """Delete, once confirmed (:meth:`request_delete` first), in the background like Stop;
+        then watch it at once."""
+        if not self.delete_pending or self.run is None:
             self.request_delete()
             return False
         self.cancel_delete()
-        self._stop_monitor.set()
-        done = self._guard(
-            lambda: self._say("status", self.backend().delete(self.submitted)), Text("Delete")
-        )
-        self.start_monitor()
-        return done
+        name = self.run.name
+        self._monitor.cancel()
+
+        def work(token: Token) -> None:
+            try:
+                said = self._steps(token)(
+                    Text("Deleting Job '{name}'…", name=name),
+                    "delete",
+                    lambda: self.backend().delete(name),
+                )
+                self._left.pop(name, None)
+                self._say("status", said)
+            finally:
+                self.start_monitor()
+
+        return self._action(Text("Delete"), Text("Deleting Job '{name}'…", name=name), work, wait)
 
     def logs(self, worker: str, tail: int = 200) -> str:
         """A log of the watched Job, found among the Workers of its latest snapshot (read again
@@ -967,24 +1087,28 @@ class Session(HasTraits):
         return found
 
     def job_rows(self) -> list[JobRow]:
-        """Every Job of the chosen backend, for the Runs panel (empty, with an error, on failure)."""
+        """Every Job of the chosen backend, for the Runs panel (empty, with an error, on failure).
+        A Job an earlier config left running is no longer named once it is seen ended."""
         rows: list[JobRow] = []
 
         def action() -> None:
             backend = self.backend()
-            rows.extend(job_row(backend.snapshot(name)) for name in job_names(backend))
+            snaps = [backend.snapshot(name) for name in job_names(backend)]
+            rows.extend(job_row(snap) for snap in snaps)
+            running = {snap.job for snap in snaps if snap.exists and not snap.settled}
+            if any(name not in running for name in self._left):
+                self._left = {k: v for k, v in self._left.items() if k in running}
+                self._say("notice", Listing(list(self._left.values()), " ") if self._left else "")
 
         self._guard(action, Text("List runs"))
         return rows
 
     def attach(self, name: str) -> bool:
-        """Watch the Job ``name`` (one of :meth:`job_rows`), after a kernel restart too: the
-        monitor shows it from its next refresh on."""
-        self._stop_monitor.set()
-        with self.hold_trait_notifications():
-            self.submitted, self.submitted_at, self.delete_pending = name, None, ""
-            self.history, self.notices, self.resume_from = [], [], LATEST
-            self.snapshot, self.diagnosis = None, None
+        """Watch the Job ``name`` (one of :meth:`job_rows`), after a kernel restart too: a new
+        run with its own Job (read from the backend), shown from its first refresh on."""
+        self._watch(WatchedRun(name))
+        if self._left.pop(name, None) is not None:
+            self._say("notice", Listing(list(self._left.values()), " ") if self._left else "")
         self._say("status", Text("Watching {job}.", job=name))
         self.start_monitor()
         return True

@@ -56,6 +56,8 @@ class JobStep:
             )
             field.observe(lambda c, key=key: session.set_job_field(key, c["new"]), "value")
             self.inputs[key] = field
+        # what the session clears for a new config (the Job name) leaves no stale text in a box
+        session.observe(lambda _: self.sync_fields(), ["settings", "facts"])
         self.prepare = text_input(
             t,
             Text("Prepare script"),
@@ -112,6 +114,13 @@ class JobStep:
             ]
         )
         self.render()
+
+    def sync_fields(self) -> None:
+        """Each form box shows the session's value (a box being typed in already does)."""
+        for key, field in self.inputs.items():
+            text = self.s.job_field_text(key)
+            if field.value.strip() != text.strip():
+                field.value = text
 
     def render(self) -> None:
         s, lang = self.s, self.s.lang

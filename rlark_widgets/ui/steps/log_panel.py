@@ -55,6 +55,7 @@ class LogPanel:
         self.following: threading.Thread | None = None  # the search Follow started last
         self._searching = threading.Lock()
         session.observe(lambda _: self.follow_up(), ["snapshot"])
+        session.observe(lambda _: self.forget(), ["run"])
         self.widget = w.VBox(
             [
                 t.heading(Text("All Workers' logs"), "h4"),
@@ -64,6 +65,14 @@ class LogPanel:
                 self.results,
             ]
         )
+
+    def forget(self) -> None:
+        """Another run (or none) is watched: the earlier run's Workers and results go."""
+        run = self.s.run
+        if run is not None and run.snapshot is not None:
+            return  # a refresh of the same run
+        self.workers.options = []
+        self.results.value = self.link.value = ""
 
     def run(self) -> None:
         logs = self.s.all_logs()

@@ -94,7 +94,7 @@ class MonitorStep:
                 "delete_pending",
             ],
         )
-        session.observe(lambda _: self.forget(), ["config"])
+        session.observe(lambda _: self.forget_record(), ["config"])
         session.observe(lambda _: self.render_monitor(), ["snapshot", "lang"])
         session.observe(lambda _: self.show_log(), ["snapshot"])  # follow new lines
         session.observe(lambda _: self.render_record(), ["lang"])
@@ -159,21 +159,25 @@ class MonitorStep:
         if change["new"] and not self._redrawing:
             self.s.resume_from = change["new"]
 
-    def forget(self) -> None:
-        """A new config: nothing of the previous one's Job or record stays on the page."""
+    def forget_record(self) -> None:
+        """A new config: the previous one's run record does not stay on the page."""
+        self.record_data = None
+        self.render_record()
+
+    def forget_run(self) -> None:
+        """No run read yet (none watched, or a new one): nothing of an earlier run shows."""
         self.summary.value = self.log.value = ""
         for chart in (self.members, self.workers, self.checkpoints):
             chart.clear()
         self.worker_choice.options = []
-        self.record_data = None
-        self.render_record()
 
     def render_monitor(self) -> None:
         s = self.s
         snap, result, lang = s.snapshot, s.diagnosis, s.lang
         if snap is None:
+            self.forget_run()
             return
-        desired = {r.name: r.replicas for r in s.job.roles} if s.job else {}
+        desired = s.run.desired() if s.run is not None else {}
         kind = "good" if result and result.ok else "bad"
         lines = summary_lines(snap, desired, result, lang)
         self.summary.value = (
@@ -195,9 +199,11 @@ class MonitorStep:
             self.worker_choice.value = chosen if chosen in values else RUN_LOG
 
     def show_log(self) -> None:
-        """The chosen log, read again at each refresh so the box follows new lines."""
-        chosen = self.worker_choice.value
-        self.log.value = log_html(self.s.logs(chosen)) if chosen and self.s.submitted else ""
+        """The chosen log, read again at each refresh so the box follows new lines (none while
+        the run has no Worker yet: a new run's first refresh asks for no log that cannot be)."""
+        chosen, snap = self.worker_choice.value, self.s.snapshot
+        readable = chosen and self.s.submitted and snap is not None and snap.workers
+        self.log.value = log_html(self.s.logs(chosen)) if readable else ""
 
     def prepare_record(self) -> None:
         data = self.s.record_bytes()

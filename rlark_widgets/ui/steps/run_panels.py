@@ -55,7 +55,15 @@ class RunPanels:
 
     def render(self) -> None:
         snap, lang = self.s.snapshot, self.s.lang
-        if snap is None:
+        if snap is None:  # no run read yet: nothing of an earlier run's stays
+            self._syncing = True
+            try:
+                self.picker.options = []
+            finally:
+                self._syncing = False
+            self.curves.clear()
+            self.gpus.clear()
+            self.links.value = ""
             return
         options = sorted(snap.scalars)
         if options != list(self.picker.options):

@@ -17,7 +17,8 @@ from ..session import Session
 
 
 def topology_rows(session: Session) -> list[NodeRow]:
-    """The plan's node rows, with each node's actual state once the Job is submitted."""
+    """The plan's node rows, with each node's actual state once this config's Job runs (a
+    run of another config is never drawn on this one)."""
     job, report = session.job, session.report
     roles = [(r.name, r.replicas) for r in job.roles] if job else []
     gpus = (
@@ -29,7 +30,7 @@ def topology_rows(session: Session) -> list[NodeRow]:
         return []
     rows = node_rows(report.expansion, roles, gpus)
     snap = session.snapshot
-    if snap is not None:
+    if snap is not None and session.drawn_on_topology():
         by_rank = {w.rank: w for w in snap.workers}
         members = {m.node_rank: m for m in snap.members}
         for row in rows:
@@ -91,6 +92,8 @@ class TopologyStep:
             self.note.value = banner(
                 Text("Nothing to draw: import a config that RLinf accepts.").render(lang), "bad"
             )
+            self.grid.clear()
+            self.flow.clear()
             return
         self.note.value = banner(
             Text(

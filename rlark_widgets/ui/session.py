@@ -879,7 +879,7 @@ class Session(HasTraits):
             planned = step(
                 Text("Submitting: planning the Job…"), "plan", lambda: plan_job(request, plan)
             )
-            submission = submit_checked(backend, planned, step)
+            submission = submit_checked(backend, planned, step=step)
             if submission.result is None:
                 raise _preflight_failed(submission.blocking)
             result = submission.result

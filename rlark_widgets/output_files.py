@@ -182,23 +182,21 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_files(folder: Path, files: Mapping[str, str]) -> None:
-    """``{relative name: text}`` under ``folder``, each redacted (a run record's directory).
-
-    OSError is left to the caller, which knows what the folder is for and says so.
-    """
-    for name, text in files.items():
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(redact(text), encoding="utf-8")
-
-
-def write_archive(path: Path, files: Mapping[str, str]) -> Path:
-    """``{member name: text}`` as one zip, each member redacted (records, log downloads)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+def write_archive(
+    path: Path,
+    files: Mapping[str, str],
+    *,
+    inputs: Iterable[PathArg | None] = (),
+    option: str = "-o",
+) -> Path:
+    """``{member name: text}`` as one zip, each member redacted (records, log downloads),
+    written whole or not at all through :func:`write_output`."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, text in files.items():
             archive.writestr(name, redact(text))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_output(path, buffer.getvalue(), inputs=inputs, option=option)
     return path
 
 

@@ -65,7 +65,7 @@ _COMMANDS = (
     ("list", ("list",), r"^GET \S*/(jobs|rayjobs|rayclusters)[ ?]"),
     ("inventory", ("inventory",), r"^GET /api/v1/nodes[ ?]"),
     ("logs", ("logs", "demo"), r"^GET \S*/log[ ?]"),
-    ("delete", ("delete", "demo"), r"^DELETE "),
+    ("delete", ("delete", "demo", "--yes"), r"^DELETE "),
 )
 ROWS = [
     Row(backend, command, argv, pattern)

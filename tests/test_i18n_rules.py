@@ -81,6 +81,11 @@ VARIANTS: list[tuple[str, Builder, str]] = [
     ),
     ("JOB-IMAGE", scenario(role(1, image="")), "Role 'workers' has no image."),
     (
+        "JOB-IMAGE-REFERENCE",
+        scenario(role(1, image="registry.example.com/rlinf:v0.3.0@sha256:abc")),
+        "is not an image reference: it is not [registry/]path[:tag][@sha256:digest].",
+    ),
+    (
         "JOB-MOUNT-PATH",
         scenario(role(1, mounts=[OUTPUT, replace(DATASET, source="data/rlinf")])),
         "hostPath source 'data/rlinf' is not absolute.",

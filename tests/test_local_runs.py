@@ -70,7 +70,7 @@ def test_a_new_run_moves_the_previous_runs_files_and_logs_under_its_id(tmp_path:
     assert "none (the Job has not been submitted again since its first run)" in str(
         none_yet.value.fix_text
     )
-    _clear_run(where)  # what submit does before it writes the new run
+    _clear_run(where, backend.workspace)  # what submit does before it writes the new run
     kept = where.earlier_run(run_id)
     assert not where.logs.exists() and not where.file("spec.json").exists()
     assert kept.run_log.read_text() == "REHEARSAL PASSED\n"

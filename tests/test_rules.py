@@ -321,6 +321,12 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         task(1, IMAGE_FIELD),
         "is (or defaults to) the latest tag",
     ),
+    "JOB-IMAGE-REFERENCE": (
+        scenario(role(1, image="registry.example.com/RLinf:v0.3.0")),
+        scenario(role(1, image="registry.example.com/rlinf:v0.3.0")),
+        task(1, IMAGE_FIELD),
+        "the repository name must be lowercase",
+    ),
     "JOB-IMAGE-DIGEST": (
         scenario(),
         scenario(every_role(image=PINNED_IMAGE)),

@@ -81,7 +81,8 @@ def test_the_app_shows_a_finished_run_without_a_stall(tmp_path: Path) -> None:
     session = Session(workspace=tmp_path)
     app = App(session)
     monitor = app.steps[5]
-    session.submitted = "again"
+    assert session.attach("again")
+    session._monitor.join(timeout=30)
     assert session.refresh(), session.error
     for lang in ("en", "zh"):
         session.lang = lang

@@ -7,15 +7,12 @@ level too) or downloaded.
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Iterable
 from contextlib import suppress
 from pathlib import Path
 
-from ..output_files import write_output
+from ..output_files import write_archive
 from ..rlark.logs import RUN_LOG, clean_log
-from ..secret_text import redact
 from .base import Backend, BackendError
 
 
@@ -42,10 +39,9 @@ def all_logs(backend: Backend, name: str, tail: int = 2000) -> dict[str, str]:
 def logs_zip(logs: dict[str, str], path: Path, inputs: Iterable[str] = ()) -> Path:
     """``logs`` as ``<worker>.log`` files (``role/index`` becomes ``role-index``) in one zip,
     written whole or not at all, never over one of ``inputs``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for worker, text in logs.items():
-            archive.writestr(f"logs/{worker.replace('/', '-')}.log", redact(text))
-    write_output(path, buffer.getvalue(), inputs=inputs, option="--zip")
-    return path
+    return write_archive(
+        path,
+        {f"logs/{worker.replace('/', '-')}.log": text for worker, text in logs.items()},
+        inputs=inputs,
+        option="--zip",
+    )

@@ -16,7 +16,8 @@ from ..output_files import refuse_inputs
 from ..rlark.site import SITE_ENV
 
 #: argparse destination -> the option a message names; every output option of every command.
-OUTPUT_OPTIONS = {"output": "-o", "out": "--out", "record": "--record", "zip": "--zip"}
+#: (Keyword form: these are argparse destinations, not the contract's ``output`` mount.)
+OUTPUT_OPTIONS = dict(output="-o", out="--out", record="--record", zip="--zip")
 #: argparse destinations that name a file the command reads.
 INPUT_OPTIONS = ("job", "config", "inventory", "site", "kubeconfig")
 

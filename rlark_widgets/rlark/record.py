@@ -12,10 +12,8 @@ names, JSON keys and the missing-fact names stay as they are, so records remain 
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +24,7 @@ from omegaconf import OmegaConf
 from ..contract import CHECKPOINT_DIR_ANNOTATION, CONFIG_ANNOTATION
 from ..findings import Finding
 from ..i18n import Text, TextError, render
-from ..output_files import OutputError, refuse_existing, write_output
+from ..output_files import OutputError, refuse_existing, write_archive, write_output
 from ..rlinf.environment_values import (
     environment_values,
     reference_swapper,
@@ -75,12 +73,9 @@ class RunRecord:
             if target.suffix == ".zip":
                 if not force:
                     refuse_existing(target, "--record")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                buffer = io.BytesIO()
-                with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-                    for name, text in sorted(self.files.items()):
-                        archive.writestr(name, redact(text))
-                write_output(target, buffer.getvalue(), inputs=inputs, option="--record")
+                write_archive(
+                    target, dict(sorted(self.files.items())), inputs=inputs, option="--record"
+                )
             else:
                 if not force:
                     for name in self.files:

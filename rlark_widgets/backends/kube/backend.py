@@ -344,7 +344,9 @@ class KubernetesBackend(ClusterBackend):
     def _refuse_foreign(self, name: str, current: Mapping[str, Any]) -> None:
         """A Job this tool did not create is neither stopped nor deleted."""
         if not made_by_us(current):
-            command = f"kubectl -n {self.namespace} delete {self.api.site.job_resource} {name}"
+            command = shell.command(
+                "kubectl", "-n", self.namespace, "delete", self.api.site.job_resource, name
+            )
             raise not_made_by_us(self.api.site.job_resource, name, self.namespace, command)
 
     def _own_claims(self, current: Mapping[str, Any]) -> tuple[list[str], list[str]]:

@@ -281,7 +281,9 @@ class KubeRayBackend(ClusterBackend):
     def _refuse_foreign(self, kind: str, name: str, found: dict[str, Any]) -> None:
         """A RayJob or RayCluster this tool did not create is neither stopped nor deleted."""
         if not made_by_us(found):
-            command = f"kubectl -n {self.namespace} delete {PLURALS[kind]}.{GROUP} {name}"
+            command = shell.command(
+                "kubectl", "-n", self.namespace, "delete", f"{PLURALS[kind]}.{GROUP}", name
+            )
             raise not_made_by_us(kind, name, self.namespace, command)
 
     def stop(self, name: str) -> Text:

@@ -44,6 +44,7 @@ from rlark_widgets.monitor.snapshot import (
 )
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
+from rlark_widgets.ui.watched_run import WatchedRun
 
 first = "first" in os.environ.get("QUERY_STRING", "")
 session = Session()
@@ -85,9 +86,10 @@ snap.gpus = [] if first else [
     GpuUse(w.key, g, "NVIDIA A800", 60.0 + 5 * g, 40_000.0, 81_920.0)
     for w in workers for g in range(8)
 ]
-with session.hold_trait_notifications():
-    session.submitted, session.submitted_at = session.job.name, start
-    session.snapshot, session.diagnosis, session.history = snap, diagnose(snap), history
+session.run = WatchedRun(
+    session.job.name, session.job, session.draft.generation, start,
+    snapshot=snap, diagnosis=diagnose(snap), history=tuple(history),
+)
 """
 
 #: Per shown figure: its drawing's width, its container's, whether the container scrolls

@@ -21,8 +21,10 @@ from ..rlark.job import Job
 #: Events of the watched run shown in the header (checkpoint, end, failure, stall).
 NOTICES_KEPT = 3
 #: Seconds a run started from here is watched before a settled snapshot counts as its end: the
-#: first refreshes after a resubmission can still read the previous run's ended state.
-START_GRACE = 90.0
+#: first refreshes after a resubmission can still read the previous run's ended state, and on a
+#: busy two-core machine a rehearsal's Ray nodes took over 110 s to start (90 s was too short:
+#: the monitor stopped before the resumed run's first checkpoint).
+START_GRACE = 600.0
 _keys = itertools.count(1)
 
 

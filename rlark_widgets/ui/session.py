@@ -944,7 +944,12 @@ class Session(HasTraits):
             if result is None:
                 raise _preflight_failed(problems)
             run = WatchedRun(before.name, before.job, before.draft, time.time())
-            self._actions.deliver(token, lambda: self._watch(run))
+
+            def watch_resumed() -> None:
+                self._watch(run)
+                self.resume_from = chosen  # the same Job: the choice it resumed from is kept
+
+            self._actions.deliver(token, watch_resumed)
             self._say("status", resumed_text(done))
             self.start_monitor()
 

@@ -30,5 +30,5 @@ def test_tensorboard_starts_on_loopback_serves_the_runs_scalars_and_ends(tmp_pat
         assert tags == {".": {"rehearsal/step_seconds": {"displayName": "", "description": ""}}}
     finally:
         ref = ProcessRef.from_json(where.read(tensorboard.RECORD))
-        tensorboard.end(where)
+        tensorboard.end(where, tmp_path)
     assert ref is not None and not ref.alive and tensorboard.running_url(where) is None

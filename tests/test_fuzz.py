@@ -141,7 +141,7 @@ def check_finding(finding: Finding) -> None:
     assert finding.message.strip(), finding
 
 
-def check_error(error: RLinfConfigError, path_prefix: str = "") -> None:
+def check_error(error: RLinfConfigError, path_prefix: str | tuple[str, ...] = "") -> None:
     assert error.message.strip() and error.path, repr(error)
     assert error.path.startswith(path_prefix), (error.path, path_prefix)
     check_finding(error.to_finding())
@@ -178,6 +178,7 @@ def check_placement_error(error: RLinfConfigError) -> None:
 @FUZZ
 @given(text=config_documents, gpus=gpu_layouts, task_type=st.sampled_from(TASK_TYPES))
 @example(text=HUGE_CLUSTER, gpus=8, task_type="embodied")
+@example(text="cluster: null\nrunner:\n  task_type: false\n", gpus=0, task_type="embodied")
 @example(text=BAD_PARALLEL_SIZE, gpus=8, task_type="reasoning")
 @example(text=BAD_PARALLEL_SIZE.replace("[2]", "'F2'"), gpus=8, task_type="reasoning")
 @example(text=BAD_PARALLEL_SIZE.replace("[2]", "-2"), gpus=8, task_type="reasoning")
@@ -194,7 +195,8 @@ def test_config_documents_give_typed_errors_or_findings(
         check_finding(finding)
     json.dumps(report.to_json())  # what `inspect --json` prints
     if report.cluster is None:
-        check_error(report.expansion.error, "cluster")
+        # RLinf's validate_cfg refuses an unknown runner.task_type before it reads the cluster.
+        check_error(report.expansion.error, ("cluster", "runner.task_type"))
         return ran("cluster-yaml", "cluster rejected")
     expansion = expand_placement(report.cluster, gpus, task_type=task_type, lookup=config.get)
     if expansion.error is not None:

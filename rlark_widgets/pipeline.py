@@ -13,7 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
-from .backends.base import NEEDS_YES, Backend, BackendError, SubmitResult, blocking
+from .backends import policy_of
+from .backends.abilities import SubmitsExport
+from .backends.base import NEEDS_YES, Backend, BackendError, SubmitResult
 from .failures import interrupted_submit
 from .findings import Finding
 from .i18n import Text
@@ -239,34 +241,26 @@ def given_kuberay(
     return [*(report.findings if report is not None else []), *found]
 
 
-def weighed_findings(
-    planned: PlannedJob, backend: str, kuberay: ExportOptions | None = None
-) -> list[Finding]:
-    """The findings a submission to ``backend`` weighs before the backend's preflight.
+def weighed_findings(planned: PlannedJob, kuberay: ExportOptions | None = None) -> list[Finding]:
+    """The findings a submission weighs before the backend's preflight.
 
-    The RLark Job's findings, except on KubeRay: what is submitted there is the export, so the
-    findings are the ones ``export`` and ``check`` show for it (``kuberay``: the export's kind
-    and claims), at KubeRay's paths and without the rules about RLark-only fields. An error only
-    the RLark Job has cannot stop a KubeRay submission, nor can a KubeRay one pass unseen.
+    The RLark Job's findings, unless the backend submits a KubeRay export (``kuberay``: its
+    kind and claims): then what is submitted is the export, so the findings are the ones
+    ``export`` and ``check`` show for it, at KubeRay's paths and without the rules about
+    RLark-only fields. An error only the RLark Job has cannot stop a KubeRay submission, nor
+    can a KubeRay one pass unseen.
     """
-    if backend != "kuberay" or planned.job is None:
+    if kuberay is None or planned.job is None:
         return planned.findings
     return export_kuberay(planned, kuberay).findings
 
 
-def _export_options(backend: Backend) -> ExportOptions | None:
-    """What the KubeRay backend exports (kind, claims, TTLs); None for the other backends."""
-    if backend.name != "kuberay":
-        return None
-    from .backends.kuberay.backend import KubeRayBackend  # the kubernetes client is slow to load
-
-    return backend.options if isinstance(backend, KubeRayBackend) else None
-
-
 def submission_findings(backend: Backend, planned: PlannedJob) -> list[Finding]:
-    """What a submission to ``backend`` is weighed on: :func:`weighed_findings` (on KubeRay, of
-    what it exports) and the backend's preflight, redacted as the Job's own findings are."""
-    weighed = weighed_findings(planned, backend.name, _export_options(backend))
+    """What a submission to ``backend`` is weighed on: :func:`weighed_findings` (of what it
+    exports, when it submits an export) and the backend's preflight, redacted as the Job's own
+    findings are."""
+    exported = backend.export_options() if isinstance(backend, SubmitsExport) else None
+    weighed = weighed_findings(planned, exported)
     if planned.job is None:  # RLinf rejected the plan: its errors say why
         return weighed
     config = planned.report.config if planned.report is not None else None
@@ -302,12 +296,13 @@ def submit_checked(
     backend running the Job's prepare scripts here) before anything starts; a no submits
     nothing. None: the caller has asked already (the app, once per Job) or asks nobody.
 
-    The blocking rule is :func:`~.backends.base.blocking` over :func:`weighed_findings` and the
-    backend's preflight; the local rehearsal ignores errors that only a cluster would hit.
+    The blocking rule is the backend's policy (:meth:`~.backends.policy.BackendPolicy.blocking`)
+    over :func:`weighed_findings` and the backend's preflight; the local rehearsal ignores
+    errors that only a cluster would hit.
     Raises :class:`~.backends.base.BackendError` when the backend fails.
     """
     findings = step(Text("Preflight…"), "preflight", lambda: submission_findings(backend, planned))
-    stopping = blocking(findings, backend.name)
+    stopping = policy_of(backend.name).blocking(findings)
     job = planned.job
     if stopping or job is None:
         return Submission(findings, stopping, None)

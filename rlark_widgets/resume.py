@@ -10,8 +10,9 @@ the RLinf launch line: the one change, named in :attr:`Resumption.change`. The n
 
 A run still in progress is refused (resuming would drop its steps after the checkpoint) unless
 the caller asks to stop it; an ended run whose Workers linger (the rehearsal's Ray nodes, a
-finished RLark Job holding its Pods) is stopped first, and the result says so. On KubeRay the
-old RayJob or RayCluster is deleted instead (a suspended one keeps its name); its PVCs stay.
+finished RLark Job holding its Pods) is stopped first, and the result says so. Where a stopped
+run keeps the Job's name (the backend's policy; KubeRay's suspended RayJob or RayCluster) the
+old one is deleted instead; its PVCs stay.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import time
 from dataclasses import dataclass, replace
 
 from . import shell
-from .backends.base import RESUME_OVERRIDE, Backend, blocking, expectations
+from .backends import policy_of
+from .backends.base import RESUME_OVERRIDE, Backend, expectations
 from .i18n import Listing, Text, TextError
 from .monitor.snapshot import CHECKPOINTS, Checkpoint, JobSnapshot
 from .pipeline import Submission, given_job, submission_findings, submit_checked
@@ -35,7 +37,6 @@ WHICH = re.compile(r"^global_step_(\d+)$")
 LAUNCH = re.compile(r"--config-(?:name|path)\b")
 #: Seconds to wait for the old run's Workers to be gone after stopping them.
 STOP_TIMEOUT = 120.0
-KUBERAY = "kuberay"
 
 
 class ResumeRefused(TextError):
@@ -53,7 +54,7 @@ class Resumption:
     change: Text
     stopped: Text | None
     submission: Submission
-    deleted: Text | None = None  # KubeRay: what was deleted for the new run to take the name
+    deleted: Text | None = None  # what was deleted first: a stopped run kept the name
 
 
 def checkpoints_of_every_run(snap: JobSnapshot) -> list[Checkpoint]:
@@ -297,16 +298,17 @@ def resume(
             ),
         )
     script, change = with_resume_dir(job.run_script, path)
-    inventory = None if backend.name == "local" else backend.inventory()
+    rules = policy_of(backend.name)
+    inventory = backend.inventory() if rules.live_inventory else None
     planned = given_job(replace(job, run_script=script), inventory=inventory, site=backend.site)
     # Everything that would block the new run (its own checks and the backend's preflight: a
     # taken name is only a warning there) stops it before the old run is touched.
     findings = submission_findings(backend, planned)
-    held = blocking(findings, backend.name)
+    held = rules.blocking(findings)
     if held:
         return Resumption(name, checkpoint, path, change, None, Submission(findings, held, None))
     stopped, deleted = None, None
-    if backend.name == KUBERAY and snap.exists:
+    if rules.stopped_run_keeps_name and snap.exists:
         deleted = backend.removes(name)
         stopped = _end_old_run(backend, name, stop_timeout, delete=True)
     elif snap.exists and not snap.settled:

@@ -215,17 +215,17 @@ def test_local_journey_submit_wait_status_logs_stop(tmp_path: Path, capsys) -> N
 
 def test_a_missing_image_blocks_kubernetes_but_not_the_local_rehearsal() -> None:
     """The image is asked for where it matters: a cluster pulls it, the rehearsal runs none."""
-    from rlark_widgets.backends.base import blocking
+    from rlark_widgets.backends import policy_of
     from rlark_widgets.examples import example_configs
     from rlark_widgets.pipeline import PlanRequest, plan_job
     from rlark_widgets.rlinf import GpuLayout, load_config
 
     config = load_config(example_configs()["local_rehearsal_2node"])
     planned = plan_job(PlanRequest(config, GpuLayout.parse(2)))
-    cluster = {(f.rule_id, f.path) for f in blocking(planned.findings, "kubernetes")}
+    cluster = {(f.rule_id, f.path) for f in policy_of("kubernetes").blocking(planned.findings)}
     assert ("JOB-IMAGE", "spec.tasks[0].template.spec.containers[0].image") in cluster
     assert ("JOB-SCHEMA", "spec.tasks[0].template.spec.containers[0].image") in cluster
-    assert blocking(planned.findings, "local") == []
+    assert policy_of("local").blocking(planned.findings) == []
 
 
 @pytest.mark.slow

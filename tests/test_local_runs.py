@@ -89,4 +89,4 @@ def test_run_id_is_refused_where_no_earlier_logs_are_kept(kube, tmp_path: Path, 
     config = write_kubeconfig(tmp_path / "kubeconfig", kube.url, NAMESPACE)
     argv = ["--backend", "kubernetes", "--kubeconfig", str(config), "--run-id", "abc"]
     code, _, err = cli(capsys, "logs", "demo", *argv)
-    assert code == 2 and "only the local backend keeps" in err
+    assert code == 2 and "which the kubernetes backend does not keep" in err

@@ -10,7 +10,8 @@ from test_kubernetes_backend import demo_job
 
 from rlark_widgets.backends import open_backend
 from rlark_widgets.backends.base import BackendError
-from rlark_widgets.pipeline import given_job, submit_checked, weighed_findings
+from rlark_widgets.pipeline import given_job, submission_findings, submit_checked, weighed_findings
+from rlark_widgets.rlark.kuberay import ExportOptions
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -51,7 +52,7 @@ def test_an_rlark_only_error_does_not_block_a_kuberay_submit(kuberay) -> None:
     planned = given_job(_bucket_output(demo_job()))
     rlark_errors = {f.rule_id for f in planned.findings if f.severity.value == "error"}
     assert "JOB-STORAGE-SOURCE" in rlark_errors  # it would block the RLark Job
-    weighed = weighed_findings(planned, "kuberay")
+    weighed = weighed_findings(planned, ExportOptions())  # what a KubeRay backend exports
     assert "JOB-STORAGE-SOURCE" not in {f.rule_id for f in weighed}
     assert not any(f.path.startswith("spec.tasks[") for f in weighed)  # KubeRay's paths
     assert "KRAY-RANKS" in {f.rule_id for f in weighed}  # what export and check say
@@ -74,10 +75,13 @@ def test_a_kuberay_error_blocks_a_kuberay_submit_at_its_field(kuberay) -> None:
     )
 
 
-def test_other_backends_weigh_the_rlark_jobs_findings() -> None:
+def test_other_backends_weigh_the_rlark_jobs_findings(tmp_path) -> None:
     planned = given_job(_bucket_output(demo_job()))
-    assert weighed_findings(planned, "kubernetes") == planned.findings
-    assert weighed_findings(planned, "local") == planned.findings
+    assert weighed_findings(planned) == planned.findings
+    local = open_backend("local", workspace=tmp_path)
+    weighed = submission_findings(local, planned)  # no export: the RLark Job's own findings
+    assert "JOB-STORAGE-SOURCE" in {f.rule_id for f in weighed}
+    assert not any("workerGroupSpecs" in f.path for f in weighed)
 
 
 def test_open_backend_names_the_two_backends(tmp_path) -> None:

@@ -504,9 +504,9 @@ def test_a_nul_byte_is_refused_naming_the_field(leaf: tuple[Any, ...]) -> None:
     config_path = ".".join(str(s) for s in leaf).replace(".1.", "[1].").replace(".0.", "[0].")
     assert config_path in {f.path for f in nul}, [f.path for f in nul]
     assert all(f.severity.name == "ERROR" for f in nul)
-    from rlark_widgets.backends.base import blocking
+    from rlark_widgets.backends.policy import LOCAL
 
-    assert nul and set(nul) <= set(blocking(result.findings, "local"))
+    assert nul and set(nul) <= set(LOCAL.blocking(result.findings))
     assert "NUL" in nul[0].text.render("en") and "NUL" in nul[0].text.render("zh")
 
 

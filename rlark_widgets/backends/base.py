@@ -15,12 +15,13 @@ from ..contract import (
     RESUME_DIR_ANNOTATION,
     SAVE_INTERVAL_ANNOTATION,
 )
-from ..findings import Finding, Severity
+from ..findings import Finding
 from ..i18n import Text, TextError, render
 from ..monitor.snapshot import JobSnapshot, WorkerSnapshot
 from ..rlark.inventory import Inventory
 from ..rlark.job import Job
 from ..rlark.site import SiteProfile
+from .abilities import ListsJobs
 
 if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
     from ..rlinf import Expansion, RLinfConfig
@@ -28,27 +29,6 @@ if TYPE_CHECKING:  # the supervisor and rehearsal processes do not load Hydra
 #: Warnings a submission asks a yes for before it starts anything (``submit_checked``'s
 #: ``confirm``): the local backend would run the Job's prepare scripts on this machine.
 NEEDS_YES = ("LOC-PREPARE-HERE",)
-#: The local backend runs no images and selects no nodes: only these errors stop a rehearsal.
-LOCAL_BLOCKING = ("CFG-", "PLN-", "JOB-SCHEMA", "SEC-", "LOC-", "VALUE-")
-
-
-def _image_only(finding: Finding) -> bool:
-    """A schema error about a container's image: the local rehearsal runs no image."""
-    return finding.rule_id == "JOB-SCHEMA" and finding.path.endswith(".image")
-
-
-def blocking(findings: list[Finding], backend: str) -> list[Finding]:
-    """The error findings that stop a submission to ``backend``.
-
-    The local rehearsal runs no images and selects no nodes, so a missing image does not stop
-    it (the image is asked for where it matters: Kubernetes and the console sheet).
-    """
-    errors = [f for f in findings if f.severity is Severity.ERROR]
-    return (
-        errors
-        if backend != "local"
-        else [f for f in errors if f.rule_id.startswith(LOCAL_BLOCKING) and not _image_only(f)]
-    )
 
 
 def default_workspace() -> Path:
@@ -173,10 +153,9 @@ class Backend(Protocol):
 
 def job_names(backend: Backend) -> list[str]:
     """The Jobs ``backend`` holds, oldest first (``rlark-migrate list``, the Runs panel)."""
-    listing = getattr(backend, "list_jobs", None)
-    if listing is None:
+    if not isinstance(backend, ListsJobs):
         raise BackendError(
             Text("The {backend} backend cannot list its Jobs.", backend=backend.name),
             Text("Give the Job's name to status, logs or the monitor instead."),
         )
-    return list(listing())
+    return list(backend.list_jobs())

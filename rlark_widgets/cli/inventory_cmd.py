@@ -10,8 +10,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..backends import BACKEND_NAMES
+from ..backends import backend_kinds
 from ..backends.base import BackendError
+from ..backends.policy import BackendKind
 from ..i18n import Text, render
 from ..output_files import OutputError, write_output
 from ..rlark.inventory import Inventory, inventory_findings, inventory_to_dict
@@ -37,8 +38,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     group = parser.add_argument_group("backend")
     group.add_argument(
         "--backend",
-        choices=BACKEND_NAMES,
-        default="kubernetes",
+        choices=backend_kinds(),
+        default=BackendKind.KUBERNETES.value,
         help="kubernetes: your cluster (default); local: this machine as one node",
     )
     group.add_argument(

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..backends import policy_of
+from ..backends.abilities import HoldsSubmittedObject, KeepsEarlierRuns
 from ..backends.all_logs import all_logs, logs_zip
-from ..backends.base import Backend, BackendError, blocking, job_names
+from ..backends.base import Backend, BackendError, job_names
 from ..findings import Finding, Severity
 from ..i18n import Text, render
 from ..monitor.diagnosis import diagnose
@@ -27,7 +29,7 @@ from ..rlark.job import Job
 from ..rlark.logs import RUN_LOG, clean_log
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
-from .backend_args import add_backend_arguments, backend_from_args
+from .backend_args import add_backend_arguments, backend_flags, backend_from_args
 from .config_args import (
     UsageError,
     add_config_arguments,
@@ -253,13 +255,13 @@ def _say(message: Text | str, lang: str, *, flush: bool = False) -> None:
 def _planned(args: argparse.Namespace, backend: Backend) -> PlannedJob | None:
     """The Job to submit (from YAML, or planned from --config) and its findings; None: failed.
 
-    Without --inventory, a cluster backend's live nodes are the inventory (the plan's selectors
-    and JOB-GPU-CAPACITY use what it read); the local backend has none to offer.
+    Without --inventory, a backend's live nodes are the inventory (the plan's selectors and
+    JOB-GPU-CAPACITY use what it read) when its policy says it has them (not the local one).
     """
     if args.inventory:
         inventory = load_inventory_arg(args)
     else:
-        inventory = backend.inventory() if backend.name != "local" else None
+        inventory = backend.inventory() if policy_of(backend.name).live_inventory else None
     planned = planned_from_args(args, inventory)
     if planned is not None and planned.job is None:
         say(findings_text(planned.findings, args.lang))
@@ -309,7 +311,7 @@ def run_submit(args: argparse.Namespace) -> int:
         if shown:
             say(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
         errors = [f for f in shown if f.severity is Severity.ERROR]
-        cluster_only = [f for f in errors if f not in blocking(errors, backend.name)]
+        cluster_only = [f for f in errors if f not in policy_of(backend.name).blocking(errors)]
         if cluster_only and submission.result is not None:
             note = Text(
                 "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
@@ -338,7 +340,7 @@ def run_submit(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if result.where:
         _say(Text("Where: {where}", where=result.where_text), lang)
-    flags = _flags(args, backend.name)
+    flags = backend_flags(args)
     command = f"rlark-migrate status {result.name} {flags} --watch"
     _say(Text("Next: {command}", command=command), lang)
     if not args.wait:
@@ -438,18 +440,13 @@ def run_status(args: argparse.Namespace) -> int:
         return _fail(exc, args.lang)
 
 
-def _flags(args: argparse.Namespace, backend: str) -> str:
-    """The backend options that reach the same Job again (for the commands printed next)."""
-    return f"--backend {backend}" + (f" --workspace {args.workspace}" if backend == "local" else "")
-
-
 def _held(snap: JobSnapshot, args: argparse.Namespace) -> Text:
     """The line a watch prints while a finished Job still holds Workers (as the app says)."""
     return Text(
         "{job} has ended but still holds {count} Workers; Stop releases them: {command}",
         job=snap.job,
         count=sum(w.phase == RUNNING for w in snap.workers),
-        command=f"rlark-migrate stop {snap.job} {_flags(args, args.backend)}",
+        command=f"rlark-migrate stop {snap.job} {backend_flags(args)}",
     )
 
 
@@ -478,19 +475,18 @@ def _no_job(name: str, backend: Backend) -> BackendError:
 
 
 def run_logs(args: argparse.Namespace) -> int:
-    from ..backends.local.backend import LocalBackend  # loaded once a backend is open anyway
-
     try:
         backend = _backend(args)
         job = backend.job(args.name)
         if job is None:
             raise _no_job(args.name, backend)
         worker = args.worker or "header/0"
-        if args.run_id is not None and not isinstance(backend, LocalBackend):
+        if args.run_id is not None and not isinstance(backend, KeepsEarlierRuns):
             raise UsageError(
                 Text(
-                    "--run-id reads an earlier run's logs, which only the local backend keeps "
-                    "(on a cluster, a stopped run's pods and their logs are gone)"
+                    "--run-id reads an earlier run's logs, which the {backend} backend does not"
+                    " keep (on a cluster, a stopped run's pods and their logs are gone)",
+                    backend=backend.name,
                 )
             )
         if args.run_id is not None and args.rank is not None:
@@ -516,7 +512,7 @@ def run_logs(args: argparse.Namespace) -> int:
         # terminal control sequences are shown, never obeyed.
         text = (
             backend.logs(args.name, worker, tail=args.tail, run_id=args.run_id)
-            if isinstance(backend, LocalBackend)
+            if isinstance(backend, KeepsEarlierRuns)
             else backend.logs(args.name, worker, tail=args.tail)
         )
         if args.level:  # levels are read as a person reads the lines: escapes stripped
@@ -601,12 +597,8 @@ def run_delete(args: argparse.Namespace) -> int:
 
 
 def _submitted(backend: Backend, job: Job) -> dict[str, Any] | None:
-    """What a KubeRay backend holds (the RayJob/RayCluster, not the Job it was exported from)."""
-    if backend.name != "kuberay":
-        return None
-    from ..backends.kuberay import KubeRayBackend  # loaded already: it is the open backend
-
-    return backend.submitted(job.name) if isinstance(backend, KubeRayBackend) else None
+    """What the backend holds when it is not the Job itself (KubeRay's RayJob/RayCluster)."""
+    return backend.submitted(job.name) if isinstance(backend, HoldsSubmittedObject) else None
 
 
 def run_record(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from ..backends import backend_policies, open_backend, policy_of
 from ..backends.base import BackendError
 from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
@@ -58,17 +59,23 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(run=run)
 
 
+def _live_kinds() -> tuple[str, ...]:
+    """The backends whose live nodes a plan can be checked against (their policies say)."""
+    return tuple(p.kind for p in backend_policies() if p.live_inventory)
+
+
 def add_live_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--backend kubernetes``: plan against the live cluster's nodes instead of a file."""
+    """``--backend KIND``: plan against a live cluster's nodes instead of a file."""
     live = parser.add_argument_group("live cluster")
+    kinds = ", ".join(_live_kinds())
     live.add_argument(
         "--backend",
-        choices=("kubernetes",),
-        help="kubernetes: read the nodes and StorageClasses from your cluster (no --inventory)",
+        choices=_live_kinds(),
+        help=f"{kinds}: read the nodes and StorageClasses from your cluster (no --inventory)",
     )
-    live.add_argument("--context", help="kubernetes: kubeconfig context (default: the current one)")
+    live.add_argument("--context", help=f"{kinds}: kubeconfig context (default: the current one)")
     live.add_argument(
-        "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+        "--kubeconfig", help=f"{kinds}: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
 
 
@@ -160,19 +167,18 @@ def _mounts(args: argparse.Namespace) -> list[Mount]:
 
 
 def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
-    """--inventory read through the site profile; else the live cluster with --backend
-    kubernetes (a failure to reach it raises BackendError); else None."""
+    """--inventory read through the site profile; else the live nodes of --backend (a backend
+    with a live inventory; a failure to reach it raises BackendError); else None."""
     site = site_from_args(args)
     if getattr(args, "inventory", None):
         try:
             return load_inventory(args.inventory, site)
         except InventoryError as exc:
             raise UsageError(f"--inventory: {render(exc_text(exc), args.lang)}") from None
-    if getattr(args, "backend", None) == "kubernetes":
-        from ..backends import open_backend
-
+    kind = getattr(args, "backend", None)
+    if kind is not None and policy_of(kind).live_inventory:
         backend = open_backend(
-            "kubernetes",
+            kind,
             context=args.context,
             namespace=getattr(args, "namespace", None),
             kubeconfig=args.kubeconfig,

@@ -8,7 +8,7 @@ import json
 from ..findings import Severity
 from ..i18n import Text, TextError, render
 from ..resume import LATEST, Resumption, resume, resumed_text
-from .backend_args import add_backend_arguments, backend_from_args
+from .backend_args import add_backend_arguments, backend_flags, backend_from_args
 from .config_args import print_error
 from .render import findings_text
 from .terminal import say
@@ -49,8 +49,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run_resubmit(args: argparse.Namespace) -> int:
     lang = args.lang
     try:
-        backend = backend_from_args(args)
-        done = resume(backend, args.name, args.resume, stop_running=args.stop_running)
+        done = resume(
+            backend_from_args(args), args.name, args.resume, stop_running=args.stop_running
+        )
     except TextError as exc:  # a refusal, or the backend failing
         if args.json:
             refused = {"message": render(exc.text, lang), "fix": render(exc.fix_text, lang)}
@@ -79,10 +80,7 @@ def run_resubmit(args: argparse.Namespace) -> int:
     say(Text("Submitted: {name}. {message}", name=result.name, message=result.text).render(lang))
     if result.where:
         say(Text("Where: {where}", where=result.where_text).render(lang))
-    flags = f"--backend {backend.name}" + (
-        f" --workspace {args.workspace}" if backend.name == "local" else ""
-    )
-    command = f"rlark-migrate status {result.name} {flags} --watch"
+    command = f"rlark-migrate status {result.name} {backend_flags(args)} --watch"
     say(Text("Next: {command}", command=command).render(lang))
     return EXIT_OK
 

@@ -22,6 +22,7 @@ from .snapshot import (
     SUCCEEDED,
     Checkpoint,
     JobSnapshot,
+    PodMaker,
     WorkerSnapshot,
 )
 
@@ -267,7 +268,12 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
                 "tell the cluster admin."
             ),
         )
-    if snap.tasks is not None and not snap.tasks and not snap.workers and snap.backend == "kuberay":
+    if (
+        snap.tasks is not None
+        and not snap.tasks
+        and not snap.workers
+        and snap.pods_by is PodMaker.KUBERAY
+    ):
         return _broken(
             "tasks-generated",
             Text("KubeRay has not created the RayCluster's pods yet."),

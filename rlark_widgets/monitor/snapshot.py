@@ -203,6 +203,13 @@ class Verdict:
         return self.text or self.line
 
 
+class PodMaker(StrEnum):
+    """Who turns a submitted Job into pods: what a Job without any is waiting for."""
+
+    RLARK = "rlark"  # RLark's controller generates the Job's Tasks
+    KUBERAY = "kuberay"  # the KubeRay operator creates the RayCluster's pods
+
+
 @dataclass
 class JobSnapshot:
     """Everything known about a Job at ``time``; ``missing`` names what could not be read."""
@@ -214,6 +221,7 @@ class JobSnapshot:
     phase: str | None = None
     expected_workers: int = 0
     tasks: list[dict[str, Any]] | None = None  # None: the cluster reports no Task resources
+    pods_by: PodMaker = PodMaker.RLARK  # set by the backend that reads the snapshot
     workers: list[WorkerSnapshot] = field(default_factory=list)
     members: list[RayMember] = field(default_factory=list)
     checkpoints: list[Checkpoint] = field(default_factory=list)

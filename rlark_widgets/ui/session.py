@@ -40,10 +40,12 @@ from traitlets import (
     observe,
 )
 
-from ..backends import open_backend
+from ..backends import open_backend, policy_of
+from ..backends.abilities import StartsTensorBoard
 from ..backends.all_logs import all_logs
-from ..backends.base import Backend, BackendError, blocking, default_workspace, job_names
-from ..backends.local.preflight import prepare_here_finding
+from ..backends.base import Backend, BackendError, default_workspace, job_names
+from ..backends.policy import BackendKind, BackendPolicy, Connection
+from ..backends.prepare_here import prepare_here_finding
 from ..examples import DEFAULT_EXAMPLE, example_configs
 from ..failures import FAILURES, explain
 from ..findings import Finding, Severity
@@ -158,7 +160,7 @@ class Session(HasTraits):
     env_text = Unicode("")  # NAME=VALUE per line, for searchpath variables
     gpus_per_node = Int(8)
     gpu_map_text = Unicode("")  # "0:8,1:4" overrides gpus_per_node
-    backend_name = Unicode("local")
+    backend_name = Unicode(BackendKind.LOCAL.value)  # a registered kind (its policy decides)
     export_format = Unicode("rlark")  # the Job step's Export choice: rlark, RayJob, RayCluster
     k8s_context = Unicode("")
     k8s_namespace = Unicode("default")
@@ -415,16 +417,19 @@ class Session(HasTraits):
         return self._guard(action, Text("Inventory"))
 
     def load_live_inventory(self) -> bool:
-        """The Kubernetes backend's live nodes and StorageClasses as the inventory."""
+        """The chosen backend's live nodes and StorageClasses as the inventory (a backend
+        whose policy has a live inventory: a cluster's)."""
 
         def action() -> None:
-            backend = open_backend(
-                "kubernetes",
-                context=self.k8s_context or None,
-                namespace=self.k8s_namespace or None,
-                site=self.site,
-            )
-            self.inventory = backend.inventory()
+            if not self.policy().live_inventory:
+                raise BackendError(
+                    Text(
+                        "The {backend} backend has no live nodes to read.",
+                        backend=self.backend_name,
+                    ),
+                    Text("Choose a cluster backend first, or choose an inventory file."),
+                )
+            self.inventory = self.backend().inventory()
             self.inventory_name = ""
             self._replan_keeping_edits()
 
@@ -695,19 +700,20 @@ class Session(HasTraits):
         (on KubeRay the export's, at KubeRay's paths)."""
         if self.planned is None:
             return list(self.findings)
-        return weighed_findings(self.planned, self.backend_name, self._kuberay_options())
+        return weighed_findings(self.planned, self._kuberay_options())
 
     def blocking(self) -> list[Finding]:
-        """Errors that stop a submission to the chosen backend (fewer for the local rehearsal)."""
-        return blocking(self.weighed(), self.backend_name)
+        """Errors that stop a submission to the chosen backend (its policy: fewer for the local
+        rehearsal)."""
+        return self.policy().blocking(self.weighed())
 
     def warnings(self) -> list[Finding]:
-        """Warnings a submission to the chosen backend needs a yes for; on the local backend
-        also that it runs the Job's prepare scripts here (asked once per Job, like the rest)."""
+        """Warnings a submission to the chosen backend needs a yes for; on a backend that runs
+        on this machine also that it runs the Job's prepare scripts here (asked once per Job)."""
         found = [f for f in self.weighed() if f.severity is Severity.WARNING]
         here = (
             prepare_here_finding(self.job)
-            if self.backend_name == "local" and self.job is not None
+            if self.policy().runs_here and self.job is not None
             else None
         )
         return [*found, here] if here is not None else found
@@ -776,9 +782,14 @@ class Session(HasTraits):
 
         return self._guard(action, Text("Run timeout (s)"))
 
+    def policy(self) -> BackendPolicy:
+        """The chosen backend's policy (known before it is opened)."""
+        return policy_of(self.backend_name)
+
     def _kuberay_options(self) -> ExportOptions | None:
-        """What the KubeRay backend submits: the Export choice's kind (else a RayJob)."""
-        if self.backend_name != "kuberay":
+        """What a backend that submits a KubeRay export submits: the Export choice's kind (else
+        a RayJob); None for the others."""
+        if not self.policy().takes(Connection.EXPORT):
             return None
         return ExportOptions(kind=self.export_format if self.export_format in KINDS else "RayJob")
 
@@ -799,6 +810,11 @@ class Session(HasTraits):
             self._backend_kuberay = kuberay
         assert self._backend is not None
         return self._backend
+
+    @observe("k8s_context", "k8s_namespace")
+    def _reconnect(self, change: dict[str, Any]) -> None:
+        """A changed connection field reaches the backend: it is opened again when next used."""
+        self._backend = None
 
     # --- the watched run ------------------------------------------------------------------------
     def _set_busy(self, busy: bool) -> None:
@@ -1124,8 +1140,7 @@ class Session(HasTraits):
 
         def action() -> None:
             backend = self.backend()
-            start = getattr(backend, "tensorboard", None)
-            if start is None:
+            if not isinstance(backend, StartsTensorBoard):
                 why = Text(
                     "The {backend} backend starts no TensorBoard: use the commands under"
                     " 'Continue elsewhere'.",
@@ -1133,7 +1148,7 @@ class Session(HasTraits):
                 )
                 self._say("status", why)
                 return
-            url = start(self.submitted)
+            url = backend.tensorboard(self.submitted)
             self._say("status", Text("TensorBoard runs at {url}", url=url))
 
         return self._guard(action, Text("Open TensorBoard")) and self.refresh()

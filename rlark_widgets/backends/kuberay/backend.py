@@ -70,6 +70,10 @@ class KubeRayBackend(ClusterBackend):
     def kind(self) -> str:
         return self.options.kind
 
+    def export_options(self) -> ExportOptions:
+        """What a submission exports (the :class:`~..abilities.SubmitsExport` ability)."""
+        return self.options
+
     # --- the cluster -------------------------------------------------------------------------
     def export(self, job: Job, node_groups: bool | None = None) -> Export:
         """The manifest as it is sent: in this backend's namespace (the Job is not changed)."""

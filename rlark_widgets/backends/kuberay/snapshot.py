@@ -35,6 +35,7 @@ from ...monitor.snapshot import (
     PODS,
     RUNNING,
     JobSnapshot,
+    PodMaker,
     RunInfo,
     WorkerSnapshot,
 )
@@ -142,7 +143,7 @@ class KubeRaySnapshotReader(PodReader):
 
     def read(self, name: str) -> JobSnapshot:
         deadline = time.monotonic() + self.budget
-        snap = JobSnapshot(job=name, backend=BACKEND, time=time.time())
+        snap = JobSnapshot(job=name, backend=BACKEND, time=time.time(), pods_by=PodMaker.KUBERAY)
         found = self.find(name, deadline)
         if found is None:
             snap.exists = False

@@ -29,6 +29,7 @@ from ...findings import Finding, Severity
 from ...i18n import Text
 from ...rlark.job import Job
 from ..base import BackendError
+from ..prepare_here import prepare_here_finding
 from .rehearsal import PLACEMENT_BATCH
 from .spec import REHEARSAL_COMMAND
 
@@ -199,32 +200,6 @@ def max_workers(available_mib: float) -> int:
     while required_mib(count + 1) <= available_mib:
         count += 1
     return count
-
-
-def prepare_here_finding(job: Job) -> Finding | None:
-    """The warning that a local run starts the Job's prepare scripts on this machine.
-
-    A prepare script is a script by design and is run as written, as this user, with no image
-    around it: a Job YAML from someone else runs their commands here. ``submit JOB.yaml`` asks
-    for a yes (``--yes``) and the app asks once per Job before starting them.
-    """
-    roles = [(index, role) for index, role in enumerate(job.roles) if role.prepare_script.strip()]
-    if not roles:
-        return None
-    return _finding(
-        "LOC-PREPARE-HERE",
-        f"spec.tasks[{roles[0][0]}].prepareScript",
-        Text(
-            "The local backend runs the prepare script of {roles} on this machine, as you, before"
-            " Ray starts: every command in it runs here, not in a container.",
-            roles=", ".join(f"'{role.name}'" for _, role in roles),
-        ),
-        Text(
-            "Read each role's prepareScript first and go on only if you would run it yourself"
-            " (rlark-migrate submit: --yes)."
-        ),
-        Severity.WARNING,
-    )
 
 
 def _finding(

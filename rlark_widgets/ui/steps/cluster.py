@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as w
 
+from ...backends import backend_policies
+from ...backends.policy import BackendKind, BackendPolicy, Connection
 from ...examples import example_inventories
 from ...i18n import Text
 from ...rlark.inventory import NodeInfo
@@ -17,11 +19,12 @@ from .fields import STYLE, WIDE, category_label, text_input
 class ClusterStep:
     """Step 2: backend, GPUs per node, and the inventory with node categories."""
 
-    BACKENDS = (
-        (Text("Local (Ray on this machine)"), "local"),
-        ("Kubernetes", "kubernetes"),
-        ("KubeRay", "kuberay"),
-    )
+    #: The shipped backends' button labels; a registered one is labelled by its kind.
+    LABELS: dict[str, Text | str] = {
+        BackendKind.LOCAL: Text("Local (Ray on this machine)"),
+        BackendKind.KUBERNETES: "Kubernetes",
+        BackendKind.KUBERAY: "KubeRay",
+    }
     HEADERS = (
         Text("node"),
         Text("cluster"),
@@ -37,7 +40,7 @@ class ClusterStep:
         t = self.labels = Labels(session)
         self.backend = t.choice(
             w.ToggleButtons,
-            self.BACKENDS,
+            [(self.LABELS.get(p.kind, p.kind), p.kind) for p in backend_policies()],
             session.backend_name,
             Text("Backend"),
             style={**STYLE, "button_width": "auto"},  # whole labels ("Local (Ray on this machine)")
@@ -85,7 +88,7 @@ class ClusterStep:
         )
         use_site = t(w.Button(icon="check"), description=Text("Use"))
         self.site_note = w.HTML()
-        live = t(w.Button(icon="cloud-download"), description=Text("Read live nodes"))
+        self.live = live = t(w.Button(icon="cloud-download"), description=Text("Read live nodes"))
         self.category = t.choice(
             w.ToggleButtons,
             [
@@ -132,9 +135,13 @@ class ClusterStep:
         self.render_connection()
 
     def render_connection(self) -> None:
-        """Context and namespace are the Kubernetes backend's: read-only on the local one."""
-        local = self.s.backend_name != "kubernetes"
-        self.context.disabled = self.namespace.disabled = local
+        """Each connection field is open exactly when the chosen backend's policy takes it (the
+        Session passes the same fields to the backend)."""
+        policy: BackendPolicy = self.s.policy()
+        self.context.disabled = not policy.takes(Connection.CONTEXT)
+        self.namespace.disabled = not policy.takes(Connection.NAMESPACE)
+        self.run_timeout.disabled = not policy.takes(Connection.RUN_TIMEOUT)
+        self.live.disabled = not policy.live_inventory
 
     def render(self) -> None:
         inventory, lang, site = self.s.inventory, self.s.lang, self.s.site

@@ -176,6 +176,8 @@ PAGES = {
         ("Every command", "reference/cli.md"),
         ("Rule catalogue", "reference/rules.md"),
         ("规则目录", "reference/rules.zh.md"),
+        ("Backends", "reference/backends.md"),
+        ("各后端", "reference/backends.zh.md"),
     ],
 }
 MARKDOWN_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")

@@ -3,7 +3,9 @@
 - ``docs/reference/cli.md``: every ``rlark-migrate`` command with its usage and options, read
   from the argparse parser the CLI itself builds;
 - ``docs/reference/rules.md`` and ``rules.zh.md``: the rule catalogue from the rule registry
-  (the same table ``rlark-migrate rules --markdown`` prints).
+  (the same table ``rlark-migrate rules --markdown`` prints);
+- ``docs/reference/backends.md`` and ``backends.zh.md``: every backend from its policy
+  (``rlark_widgets/backends/policy.py``), as the registry offers them.
 
 The pages are committed (GitHub shows them) and part of the book; ``--check`` (run by the
 tests) fails when one differs from what the code says now.
@@ -94,7 +96,103 @@ def rules_page(lang: str) -> str:
     return "\n".join([GENERATED, "", title, "", intro, "", rules_text(markdown=True, lang=lang)])
 
 
+BACKEND_WORDS = {
+    "en": {
+        "title": "# Reference: the backends",
+        "intro": "Every backend `--backend` and the app's Cluster step offer, from its policy "
+        "(`rlark_widgets/backends/policy.py`): the one place a backend's differences are "
+        "decided. What an opened backend can do beyond the port (list its Jobs, keep earlier "
+        "runs' logs, start TensorBoard, hold an exported object) is found on the object, not "
+        "by its name: see [the architecture](../architecture.md).",
+        "headers": (
+            "backend",
+            "what it runs on",
+            "connection options",
+            "live inventory",
+            "a stopped run keeps the Job's name",
+            "runs prepare scripts on this machine",
+            "pulls images",
+            "errors that stop a submit",
+        ),
+        "yes": "yes",
+        "no": "no",
+        "every": "every error",
+        "only": "only {rules}",
+        "no_image": " (not an image error)",
+    },
+    "zh": {
+        "title": "# 参考：各后端",
+        "intro": "`--backend` 与应用的“集群”步骤提供的每个后端，取自它的策略"
+        "（`rlark_widgets/backends/policy.py`）：后端之间的差异只在这一处决定。"
+        "打开后的后端在端口之外还能做什么（列出它的 Job、保留更早运行的日志、启动 TensorBoard、"
+        "保存导出的对象），是从对象本身发现的，而不是看它的名字：见[架构](../architecture.md)。",
+        "headers": (
+            "后端",
+            "运行在哪里",
+            "连接选项",
+            "实时节点清单",
+            "停止后的运行仍占用 Job 名称",
+            "在本机运行准备脚本",
+            "拉取镜像",
+            "阻止提交的错误",
+        ),
+        "yes": "是",
+        "no": "否",
+        "every": "所有错误",
+        "only": "仅 {rules}",
+        "no_image": "（镜像错误除外）",
+    },
+}
+
+
+def backends_page(lang: str) -> str:
+    """Every registered backend's policy as one table row."""
+    from rlark_widgets.backends import backend_policies
+
+    words = BACKEND_WORDS[lang]
+
+    def yes(value: bool) -> str:
+        return str(words["yes"] if value else words["no"])
+
+    rows = []
+    for policy in backend_policies():
+        stops = (
+            str(words["every"])
+            if policy.stopped_by is None
+            else str(words["only"]).format(rules=", ".join(f"`{r}*`" for r in policy.stopped_by))
+        )
+        if not policy.runs_images:
+            stops += str(words["no_image"])
+        cells = [
+            f"`{policy.kind}`",
+            policy.summary.render(lang),
+            ", ".join(f"`--{option.value}`" for option in policy.connection),
+            yes(policy.live_inventory),
+            yes(policy.stopped_run_keeps_name),
+            yes(policy.runs_here),
+            yes(policy.runs_images),
+            stops,
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    headers = words["headers"]
+    return "\n".join(
+        [
+            GENERATED,
+            "",
+            str(words["title"]),
+            "",
+            str(words["intro"]),
+            "",
+            "| " + " | ".join(headers) + " |",
+            "|" + "---|" * len(headers),
+            *rows,
+        ]
+    )
+
+
 PAGES: dict[str, Callable[[], str]] = {
+    "backends.md": lambda: backends_page("en"),
+    "backends.zh.md": lambda: backends_page("zh"),
     "cli.md": cli_page,
     "rules.md": lambda: rules_page("en"),
     "rules.zh.md": lambda: rules_page("zh"),

@@ -51,10 +51,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from rlark_widgets.backends.base import blocking
 from rlark_widgets.backends.local.backend import LocalBackend
 from rlark_widgets.backends.local.mounts import MountMap
 from rlark_widgets.backends.local.rehearsal import Rehearsal, RehearsalFailure
+from rlark_widgets.backends.policy import LOCAL
 from rlark_widgets.examples import example_configs
 from rlark_widgets.monitor.diagnosis import LINKS, diagnose
 from rlark_widgets.monitor.history import HistoryPoint
@@ -141,12 +141,12 @@ def watch(name, until=finished, timeout=900.0, every=1.0):
 job, report = planned_job("rehearsal-06")
 findings = [*report.findings, *check_job(job, report), *backend.preflight(job)]
 print(f"Job {job.name}: roles", [(r.name, r.replicas, r.gpus) for r in job.roles])
-print("blocking here:", [f.rule_id for f in blocking(findings, "local")] or "nothing")
+print("blocking here:", [f.rule_id for f in LOCAL.blocking(findings)] or "nothing")
 for f in backend.preflight(job):
     print(f"  {f.severity:7} {f.rule_id}: {f.message}")
 
 assert [(r.name, r.replicas) for r in job.roles][0] == ("header", 1)
-assert job.total_workers == 2 and not blocking(findings, "local")
+assert job.total_workers == 2 and not LOCAL.blocking(findings)
 
 # %% [markdown] lang="en"
 # ## 2. Submit, and watch "Running" become a rehearsal that trains

@@ -46,7 +46,7 @@ def test_cluster_only_errors_show_their_message_and_fix() -> None:
     local_only = [f for f in s.findings if f.severity is Severity.ERROR and f not in s.blocking()]
     assert local_only
     shown = html.unescape(app.steps[4].errors.value)
-    assert "cluster-only error(s) do not block the local rehearsal" in shown
+    assert "error(s) do not block a submission to the local backend" in shown
     for finding in local_only:
         assert finding.message in shown and (not finding.fix or finding.fix in shown)
 

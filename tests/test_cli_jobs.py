@@ -246,7 +246,7 @@ def test_submit_config_on_the_local_backend_needs_no_image(tmp_path: Path, capsy
         assert f"Submitted: {name}." in out and "Not submitted" not in err
         # the image is still asked for, as what a cluster will need; it blocks nothing here
         assert (
-            "cluster-only error(s) do not block the local rehearsal: JOB-IMAGE, JOB-SCHEMA" in out
+            "error(s) do not block a submission to the local backend: JOB-IMAGE, JOB-SCHEMA" in out
         )
     finally:
         main(["stop", name, *local])

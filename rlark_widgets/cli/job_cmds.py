@@ -311,12 +311,13 @@ def run_submit(args: argparse.Namespace) -> int:
         if shown:
             say(Text("Preflight").render(lang) + "\n" + findings_text(shown, lang))
         errors = [f for f in shown if f.severity is Severity.ERROR]
-        cluster_only = [f for f in errors if f not in policy_of(backend.name).blocking(errors)]
-        if cluster_only and submission.result is not None:
+        not_blocking = [f for f in errors if f not in policy_of(backend.name).blocking(errors)]
+        if not_blocking and submission.result is not None:
             note = Text(
-                "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
-                count=len(cluster_only),
-                rules=", ".join(sorted({f.rule_id for f in cluster_only})),
+                "{count} error(s) do not block a submission to the {backend} backend: {rules}",
+                count=len(not_blocking),
+                backend=backend.name,
+                rules=", ".join(sorted({f.rule_id for f in not_blocking})),
             )
             say(note.render(lang))
         if submission.declined:

@@ -154,18 +154,19 @@ class JobStep:
             else ""
         )
         blocking = s.blocking()
-        local_only = [f for f in s.findings if f.severity is Severity.ERROR and f not in blocking]
+        not_blocking = [f for f in s.findings if f.severity is Severity.ERROR and f not in blocking]
         note = Text(
-            "{count} cluster-only error(s) do not block the local rehearsal: {rules}",
-            count=len(local_only),
-            rules=", ".join(sorted({f.rule_id for f in local_only})),
+            "{count} error(s) do not block a submission to the {backend} backend: {rules}",
+            count=len(not_blocking),
+            backend=s.backend_name,
+            rules=", ".join(sorted({f.rule_id for f in not_blocking})),
         )
         self.errors.value = (
             CSS
             + findings_html(blocking, lang=lang)
             + (  # each with its message and fix: they block the submit to a cluster
-                banner(note.render(lang), "note") + findings_html(local_only, lang=lang)
-                if local_only
+                banner(note.render(lang), "note") + findings_html(not_blocking, lang=lang)
+                if not_blocking
                 else ""
             )
         )

@@ -166,3 +166,32 @@ def test_the_session_reopens_its_backend_when_the_connection_changes(memory: Mem
     s.k8s_namespace = "second"
     s.backend()
     assert [given.namespace for given in memory.opened] == ["first", "second"]
+
+
+def test_the_shipped_backends_have_the_abilities_the_cli_and_app_look_for() -> None:
+    from rlark_widgets.backends.abilities import (
+        HoldsSubmittedObject,
+        KeepsEarlierRuns,
+        ListsJobs,
+        StartsTensorBoard,
+        SubmitsExport,
+    )
+    from rlark_widgets.backends.kube.backend import KubernetesBackend
+    from rlark_widgets.backends.kuberay.backend import KubeRayBackend
+    from rlark_widgets.backends.local.backend import LocalBackend
+
+    abilities = (
+        ListsJobs,
+        KeepsEarlierRuns,
+        StartsTensorBoard,
+        HoldsSubmittedObject,
+        SubmitsExport,
+    )
+
+    def has(cls: type) -> list[str]:
+        return [a.__name__ for a in abilities if issubclass(cls, a)]
+
+    assert has(LocalBackend) == ["ListsJobs", "KeepsEarlierRuns", "StartsTensorBoard"]
+    assert has(KubernetesBackend) == ["ListsJobs"]
+    assert has(KubeRayBackend) == ["ListsJobs", "HoldsSubmittedObject", "SubmitsExport"]
+    assert has(MemoryBackend) == ["ListsJobs"]

@@ -19,7 +19,7 @@ from ..monitor.job_list import job_row, row_text
 from ..monitor.log_levels import LEVELS, at_level
 from ..monitor.log_search import appended, search
 from ..monitor.notices import notices
-from ..monitor.snapshot import RUNNING, JobSnapshot
+from ..monitor.snapshot import RUNNING, JobPhase, JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..output_files import OutputError
 from ..pipeline import PlannedJob, submit_checked
@@ -422,7 +422,7 @@ def run_status(args: argparse.Namespace) -> int:
                     say("\n".join(told))
                 previous = snap
             if not args.watch or snap.settled:
-                return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
+                return EXIT_OK if snap.exists and snap.phase != JobPhase.FAILED else EXIT_FAILED
             if snap.ended:  # the Job is over, its Workers still hold their nodes
                 _say(_held(snap, args), args.lang)
             refreshing = Text(

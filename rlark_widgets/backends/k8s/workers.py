@@ -21,11 +21,11 @@ from ...monitor.runs import CLOCK_SKEW
 from ...monitor.snapshot import (
     EARLIER_RUN,
     EARLIER_TERMINATING,
-    PENDING,
     TERMINATING,
     EventRecord,
     RayMember,
     RunInfo,
+    WorkerPhase,
     WorkerSnapshot,
 )
 from ...rlark.job import MAIN_CONTAINER
@@ -155,7 +155,7 @@ def worker_from_pod(
         index=as_int(labels.get(site.index_label)) or 0,
         rank=_rank(pod),
         name=metadata["name"],
-        phase=status.get("phase") or PENDING,
+        phase=WorkerPhase.read(status.get("phase")),
         node=_mapping(pod.get("spec")).get("nodeName"),
         ip=status.get("podIP"),
         restarts=as_int(main.get("restartCount")) or 0,

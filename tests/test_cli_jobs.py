@@ -16,6 +16,7 @@ from kube_emulator import NAMESPACE
 from test_kubernetes_backend import demo_job
 
 from rlark_widgets.cli import main
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 
 
@@ -221,7 +222,7 @@ def test_a_missing_image_blocks_kubernetes_but_not_the_local_rehearsal() -> None
     from rlark_widgets.rlinf import GpuLayout, load_config
 
     config = load_config(example_configs()["local_rehearsal_2node"])
-    planned = plan_job(PlanRequest(config, GpuLayout.parse(2)))
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(2), site=example_site()))
     cluster = {(f.rule_id, f.path) for f in blocking(planned.findings, "kubernetes")}
     assert ("JOB-IMAGE", "spec.tasks[0].template.spec.containers[0].image") in cluster
     assert ("JOB-SCHEMA", "spec.tasks[0].template.spec.containers[0].image") in cluster

@@ -40,6 +40,7 @@ from rlark_widgets.monitor.snapshot import (
 )
 from rlark_widgets.monitor.summary import summary_lines
 from rlark_widgets.rlark.job import Job, Mount, Role
+from rlark_widgets.rlark.site import example_site
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -249,7 +250,7 @@ def local_job(tmp_path: Path, name: str = "again") -> tuple[LocalBackend, JobDir
         annotations={"rlark.io/checkpoint-dir": "/mnt/output/ckpt"},
     )
     where = JobDir.of(tmp_path, name)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     where.write("spec.json", spec.to_json())
     plan = build_plan(job, where, backend.options, None, None, MountMap.for_job(job, where.root))
     where.write("plan.json", plan)

@@ -31,9 +31,7 @@ def run(args: argparse.Namespace) -> int:
     planned = planned_from_source(args)
     if planned is None or planned.job is None:
         return 1
-    request = build_admin_request(
-        planned.job, planned.findings, planned.site, planned.plan, planned.inventory, args.cluster
-    )
+    request = build_admin_request(planned, args.cluster)
     text = request.render(args.lang)
     if args.out:
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..backends import BACKEND_NAMES, open_backend
 from ..backends.base import Backend, default_workspace
 from .kuberay_args import export_options
-from .site_args import site_from_args
+from .site_args import site_of
 
 DEFAULT_WORKSPACE = default_workspace()
 
@@ -51,5 +51,5 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
         namespace=args.namespace,
         kubeconfig=args.kubeconfig,
         kuberay=export_options(args) if args.backend == "kuberay" else None,
-        site=site_from_args(args),
+        site=site_of(args),
     )

@@ -22,9 +22,10 @@ from ..monitor.notices import notices
 from ..monitor.snapshot import RUNNING, JobPhase, JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..output_files import OutputError
-from ..pipeline import PlannedJob, submit_checked
+from ..pipeline import submit_checked
 from ..rlark.job import Job
 from ..rlark.logs import RUN_LOG, clean_log
+from ..rlark.planned import PlannedJob
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from .backend_args import add_backend_arguments, backend_from_args

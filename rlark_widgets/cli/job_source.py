@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..backends.base import BackendError
-from ..pipeline import PlannedJob
+from ..rlark.planned import PlannedJob
 from .config_args import add_config_arguments, print_error
 from .plan_cmd import add_job_arguments, add_live_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text

@@ -36,9 +36,7 @@ def run(args: argparse.Namespace) -> int:
     planned = planned_from_source(args)
     if planned is None or planned.job is None:
         return 1
-    sheet = build_sheet(
-        planned.job, planned.findings, planned.site, planned.plan, planned.inventory, args.cluster
-    )
+    sheet = build_sheet(planned, args.cluster)
     text = to_html(sheet, args.lang) if args.format == "html" else to_markdown(sheet, args.lang)
     if args.out:
         try:

@@ -124,7 +124,7 @@ class SnapshotReader(PodReader):
 
     def _job(self, obj: dict[str, Any], snap: JobSnapshot) -> Job | None:
         try:
-            job = Job.from_manifest(obj)
+            job = Job.from_manifest(obj, self.api.site)
         except (KeyError, TypeError, ValueError, StopIteration):
             snap.lack(JOB_SPEC, Text("it does not have the RLark Job shape"))
             return None

@@ -80,7 +80,7 @@ def add_lang_argument(parser: argparse.ArgumentParser, default: str) -> None:
 
 def _language(argv: Sequence[str] | None) -> str:
     """``--lang`` as given anywhere on the command line, before the full parse runs the types."""
-    peek = argparse.ArgumentParser(add_help=False)
+    peek = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     peek.add_argument("--lang", choices=LANGUAGES, default=default_language())
     with contextlib.suppress(SystemExit):  # a bad --lang: the full parse says so
         return str(peek.parse_known_args(argv)[0].lang)

@@ -45,6 +45,12 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "rlinf-cluster-spec §1.2",
     ),
     ("CFG-UNRESOLVED", "warning", Text("An interpolation cannot be resolved here"), "OmegaConf"),
+    (
+        "CFG-ENV-GUESSED",
+        "info",
+        Text("An unset searchpath variable took the value RLinf's launch scripts give it"),
+        "RLinf launch scripts",
+    ),
     ("CFG-NOT-COMPOSED", "warning", Text("The defaults list was not composed"), "Hydra"),
     (
         "CFG-TASK-TYPE",

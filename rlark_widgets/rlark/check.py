@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, Severity
 from .planned import PlannedJob
 from .rules import RuleContext, evaluate
 from .schema import schema_findings
@@ -36,18 +36,28 @@ def check_job(
         if job is None:
             raise ValueError("check_job needs a Job or a document")
         document = job.to_manifest()
-    findings = [
-        *planned.findings,
-        *schema_findings(document, site, unknown_as_info=unknown_as_info),
-        *written_findings(document),
-    ]
+    schema = schema_findings(document, site, unknown_as_info=unknown_as_info)
+    ruled: list[Finding] = []
     if job is not None:
-        findings += dropped_findings(document, job.to_manifest())
         context = RuleContext(
             job, planned.report, planned.inventory, planned.target_cluster, planned.facts, site=site
         )
-        findings += evaluate(context)
+        ruled = [*dropped_findings(document, job.to_manifest()), *evaluate(context)]
+    findings = [
+        *planned.findings,
+        *_not_ruled(schema, ruled),
+        *written_findings(document),
+        *ruled,
+    ]
     findings += document_secret_findings(document)
     if text is not None:  # the file as written: its comments are shared with it
         findings += comment_secret_findings(text)
     return redact_findings(findings, document)
+
+
+def _not_ruled(schema: list[Finding], ruled: list[Finding]) -> list[Finding]:
+    """The schema's errors but those at a field a rule reports as an error: the rule names the
+    cause and its fix (an empty image is JOB-IMAGE, not also jsonschema's "should be
+    non-empty"), so one cause gives one finding."""
+    errors = {f.path for f in ruled if f.severity is Severity.ERROR}
+    return [f for f in schema if f.path not in errors]

@@ -121,13 +121,8 @@ def role_text(role: Role, field: str) -> str:
 
 
 def _search_path_fix(exc: MissingVariableError) -> Text:
-    if exc.guess:
-        return Text(
-            "Add the line {name}=DIR to the Search paths box and import again. This file sits in"
-            " an RLinf checkout, so {name}={guess} is likely right.",
-            name=exc.variable,
-            guess=exc.guess,
-        )
+    """Where the app takes the variable (a file in an RLinf checkout never gets here: its likely
+    value is used, and a finding says so)."""
     return Text(
         "Add the line {name}=DIR to the Search paths box and import again.", name=exc.variable
     )

@@ -27,7 +27,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "-o",
         "--output",
         "--out",
-        dest="output",
         metavar="FILE",
         help="write the message here instead of stdout",
     )

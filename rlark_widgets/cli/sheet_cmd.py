@@ -32,7 +32,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "-o",
         "--output",
         "--out",
-        dest="output",
         metavar="FILE",
         help="write the sheet here instead of stdout",
     )

@@ -40,7 +40,7 @@ import pandas as pd
 
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.monitor.diagnosis import diagnose
-from rlark_widgets.monitor.snapshot import JobSnapshot, RayMember, WorkerSnapshot
+from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot, RayMember, WorkerSnapshot
 from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.inventory import load_inventory
@@ -381,7 +381,7 @@ def snapshot(ranks):
         "peg-insertion",
         "kubernetes",
         1000.0,
-        phase="Running",
+        phase=JobPhase.RUNNING,
         expected_workers=3,
         tasks=[{"name": "header"}, {"name": "franka"}],
         workers=workers,

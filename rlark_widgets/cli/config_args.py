@@ -181,7 +181,7 @@ def print_error(message: Text | str, fix: Text | str, lang: str, path: str = "")
 
 
 def wrote_output(path: str, text: str, lang: str) -> bool:
-    """``text`` written (redacted) to the file an ``-o``/``--out`` option names, or the answer
+    """``text`` written (redacted) to the file an ``-o`` option names, or the answer
     why not on stderr (a missing folder, a directory, a full disk) and False."""
     try:
         write_output(path, text)

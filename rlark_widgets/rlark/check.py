@@ -37,16 +37,18 @@ def check_job(
             raise ValueError("check_job needs a Job or a document")
         document = job.to_manifest()
     schema = schema_findings(document, site, unknown_as_info=unknown_as_info)
+    dropped: list[Finding] = []
     ruled: list[Finding] = []
     if job is not None:
         context = RuleContext(
             job, planned.report, planned.inventory, planned.target_cluster, planned.facts, site=site
         )
-        ruled = [*dropped_findings(document, job.to_manifest()), *evaluate(context)]
+        dropped, ruled = dropped_findings(document, job.to_manifest()), evaluate(context)
     findings = [
         *planned.findings,
         *_not_ruled(schema, ruled),
         *written_findings(document),
+        *dropped,
         *ruled,
     ]
     findings += document_secret_findings(document)
@@ -56,8 +58,8 @@ def check_job(
 
 
 def _not_ruled(schema: list[Finding], ruled: list[Finding]) -> list[Finding]:
-    """The schema's errors but those at a field a rule reports as an error: the rule names the
-    cause and its fix (an empty image is JOB-IMAGE, not also jsonschema's "should be
+    """The schema's findings but its errors at a field a catalogue rule reports as an error: the
+    rule names the cause and its fix (an empty image is JOB-IMAGE, not also jsonschema's "should be
     non-empty"), so one cause gives one finding."""
     errors = {f.path for f in ruled if f.severity is Severity.ERROR}
-    return [f for f in schema if f.path not in errors]
+    return [f for f in schema if f.severity is not Severity.ERROR or f.path not in errors]

@@ -13,9 +13,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_expansion import SYNTHETIC_CLUSTER  # noqa: E402
 from common import Result, best_time, print_table  # noqa: E402
 
+from rlark_widgets.pipeline import given_job  # noqa: E402
 from rlark_widgets.rlark.build import JobSettings, build_job  # noqa: E402
-from rlark_widgets.rlark.check import check_job  # noqa: E402
 from rlark_widgets.rlark.planner import plan_roles  # noqa: E402
+from rlark_widgets.rlark.site import example_site  # noqa: E402
 from rlark_widgets.rlark.yaml_io import (
     dump_yaml,  # noqa: E402
     render_job_yaml,  # noqa: E402
@@ -28,9 +29,11 @@ SYNTHETIC_TEXT = dump_yaml({"cluster": SYNTHETIC_CLUSTER, "runner": {"task_type"
 def plan_render_check():
     report = inspect_config(load_text(SYNTHETIC_TEXT, "synthetic-1024.yaml"), 8, search_gpus=False)
     plan = plan_roles(report)
-    job = build_job(plan, JobSettings(image="registry.example.com/rlinf:v0.3.0"))
+    job = build_job(
+        plan, JobSettings(image="registry.example.com/rlinf:v0.3.0"), site=example_site()
+    )
     text = render_job_yaml(job)
-    findings = check_job(job, report)
+    findings = given_job(job, report, site=example_site()).findings
     return plan, text, findings
 
 

@@ -25,9 +25,10 @@ from .rlark.facts import RecordFacts
 from .rlark.inventory import Inventory, inventory_findings
 from .rlark.job import Job, Role
 from .rlark.kuberay import Export, ExportOptions, check_kuberay, export_checked
+from .rlark.planned import PlannedJob
 from .rlark.planner import Plan, plan_roles
 from .rlark.secrets import redact_findings
-from .rlark.site import SiteProfile, example_site
+from .rlark.site import SiteProfile
 from .rlinf import ConfigReport, GpuLayout, RLinfConfig, inspect_config
 
 
@@ -44,40 +45,9 @@ class PlanRequest:
     facts: RecordFacts = field(default_factory=RecordFacts)
     #: Roles as the user edited them (the app's Roles step); None: the planned roles.
     roles: Sequence[Role] | None = None
-    #: The site profile (labels, categories, reserved names, Job API); None: the inventory's,
-    #: else the shipped example.
-    site: SiteProfile | None = None
-
-    @property
-    def the_site(self) -> SiteProfile:
-        if self.site is not None:
-            return self.site
-        return self.inventory.site if self.inventory is not None else example_site()
-
-
-@dataclass
-class PlannedJob:
-    """A config's report, plan, Job and findings, and the run-record facts they were checked with.
-
-    ``plan`` and ``config`` are None for a Job read from YAML; ``job`` is None when no Job could
-    be built (RLinf rejects the placement): ``findings`` then say why.
-    """
-
-    config: RLinfConfig | None
-    report: ConfigReport | None
-    plan: Plan | None
-    job: Job | None
-    findings: list[Finding]
-    facts: RecordFacts
-    inventory: Inventory | None = None
-    target_cluster: str | None = None
-    site: SiteProfile = field(default_factory=example_site)
-
-    @property
-    def planning_findings(self) -> list[Finding]:
-        """What RLinf and the planner said before the Job was checked (the config's, the plan's)."""
-        report = list(self.report.findings) if self.report is not None else []
-        return [*report, *self.plan.findings] if self.plan is not None else report
+    #: The site profile (labels, categories, reserved names, Job API), resolved once by the
+    #: caller (the CLI's ``--site``, the Session's profile): the inventory is read through it.
+    site: SiteProfile = field(kw_only=True)
 
 
 @dataclass
@@ -99,7 +69,7 @@ def inspect(config: RLinfConfig, gpus: GpuLayout) -> ConfigReport:
 def plan_for(request: PlanRequest) -> Plan:
     """The roles for the request's config (the slow half; the Session keeps it across edits)."""
     report = inspect(request.config, request.gpus)
-    inventory = request.inventory.through(request.the_site) if request.inventory else None
+    inventory = request.inventory.through(request.site) if request.inventory else None
     return plan_roles(
         report, inventory, template=request.template, target_cluster=request.target_cluster
     )
@@ -108,27 +78,28 @@ def plan_for(request: PlanRequest) -> Plan:
 def plan_job(request: PlanRequest, plan: Plan | None = None) -> PlannedJob:
     """Plan, build and check the Job for ``request``; ``plan``: a :func:`plan_for` result to reuse."""
     plan = plan if plan is not None else plan_for(request)
-    site = request.the_site
+    site = request.site
     inventory = request.inventory.through(site) if request.inventory else None
     findings = [*plan.report.findings, *plan.findings]
     if inventory is not None:
         findings += inventory_findings(inventory)
+    planned = PlannedJob(
+        plan.report.config,
+        plan.report,
+        plan,
+        None,
+        findings,
+        request.facts,
+        inventory,
+        plan.target_cluster,
+        site,
+    )
     if not plan.ok:
-        return PlannedJob(
-            plan.report.config,
-            plan.report,
-            plan,
-            None,
-            findings,
-            request.facts,
-            inventory,
-            plan.target_cluster,
-            site,
-        )
-    job = build_job(plan, request.settings, site)
+        return planned
+    job = build_job(plan, request.settings, site=site)
     if request.roles is not None:
         job = replace(job, roles=list(request.roles))
-    return _checked(job, plan.report, plan, findings, request.facts, inventory, site=site)
+    return _checked(replace(planned, job=job))
 
 
 def given_job(
@@ -138,7 +109,7 @@ def given_job(
     *,
     target_cluster: str | None = None,
     facts: RecordFacts | None = None,
-    site: SiteProfile | None = None,
+    site: SiteProfile,
     unknown_as_info: bool = False,
     document: Mapping[str, Any] | None = None,
     text: str | None = None,
@@ -147,59 +118,30 @@ def given_job(
 
     ``document`` is the YAML as parsed and ``text`` the file: the schema, what a Job keeps and
     the secret scan read them whole (``job`` is None when the document is no readable Job).
+    ``facts`` None: none were given, so the run-record rules say nothing.
     """
-    site = site or (inventory.site if inventory is not None else example_site())
     inventory = inventory.through(site) if inventory else None
     findings = list(report.findings) if report is not None else []
     if inventory is not None:
         findings += inventory_findings(inventory)
-    return _checked(
-        job,
-        report,
-        None,
-        findings,
-        facts,
-        inventory,
-        target_cluster,
-        site=site,
-        unknown_as_info=unknown_as_info,
-        document=document,
-        text=text,
+    config = report.config if report is not None else None
+    planned = PlannedJob(
+        config, report, None, job, findings, facts, inventory, target_cluster, site
     )
+    return _checked(planned, unknown_as_info=unknown_as_info, document=document, text=text)
 
 
 def _checked(
-    job: Job | None,
-    report: ConfigReport | None,
-    plan: Plan | None,
-    findings: list[Finding],
-    facts: RecordFacts | None,
-    inventory: Inventory | None,
-    target_cluster: str | None = None,
+    planned: PlannedJob,
     *,
-    site: SiteProfile,
     unknown_as_info: bool = False,
     document: Mapping[str, Any] | None = None,
     text: str | None = None,
 ) -> PlannedJob:
-    """The one place a :class:`PlannedJob` with a Job is made: every check runs here."""
-    target = plan.target_cluster if plan is not None else target_cluster
-    findings = check_job(
-        job,
-        report,
-        inventory,
-        target_cluster=target,
-        facts=facts,
-        site=site,
-        unknown_as_info=unknown_as_info,
-        document=document,
-        text=text,
-        prior=findings,  # redacted with the rest: no finding echoes a secret of the Job
-    )
-    config = report.config if report is not None else None
-    return PlannedJob(
-        config, report, plan, job, findings, facts or RecordFacts(), inventory, target, site
-    )
+    """The one place a :class:`PlannedJob` with a Job is checked: every check runs here, and
+    its planning findings are redacted with the rest (no finding echoes a secret of the Job)."""
+    findings = check_job(planned, unknown_as_info=unknown_as_info, document=document, text=text)
+    return replace(planned, findings=findings)
 
 
 def export_kuberay(planned: PlannedJob, options: ExportOptions | None = None) -> Export:
@@ -212,14 +154,7 @@ def export_kuberay(planned: PlannedJob, options: ExportOptions | None = None) ->
     """
     if planned.job is None:
         return Export(None, planned.findings, [])
-    exported = export_checked(
-        planned.job,
-        planned.report,
-        planned.inventory,
-        options,
-        target_cluster=planned.target_cluster,
-        site=planned.site,
-    )
+    exported = export_checked(planned, options)
     findings = [*planned.planning_findings, *exported.findings]
     if exported.manifest is None:  # the Job's own check says why in more words
         findings += [f for f in planned.findings if f.rule_id.startswith("PLN-")]
@@ -232,10 +167,9 @@ def given_kuberay(
     inventory: Inventory | None = None,
     *,
     target_cluster: str | None = None,
-    site: SiteProfile | None = None,
+    site: SiteProfile,
 ) -> list[Finding]:
     """Check a RayJob/RayCluster the user wrote: KubeRay's schema, then the rules that apply."""
-    site = site or (inventory.site if inventory is not None else example_site())
     inventory = inventory.through(site) if inventory else None
     found = check_kuberay(manifest, report, inventory, target_cluster=target_cluster, site=site)
     return [*(report.findings if report is not None else []), *found]

@@ -40,6 +40,7 @@ from rlark_widgets.monitor.gpus import GpuUse
 from rlark_widgets.monitor.history import extend
 from rlark_widgets.monitor.scalars import ScalarSeries
 from rlark_widgets.monitor.snapshot import (
+    JobPhase,
     Checkpoint, JobSnapshot, RayMember, RunInfo, WorkerSnapshot,
 )
 from rlark_widgets.ui.app import App
@@ -60,7 +61,7 @@ members = [RayMember(f"n{w.rank}", f"10.0.0.{w.rank}", "ALIVE", w.rank == 0, w.r
 history = []
 for seconds in (1.5,) if first else (10, 40, 70, 100):
     snap = JobSnapshot(
-        session.job.name, "local", start + seconds, phase="Running",
+        session.job.name, "local", start + seconds, phase=JobPhase.RUNNING,
         expected_workers=len(workers), workers=workers, members=members,
         run=RunInfo("run-1", start),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import pytest
+
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.snapshot import Checkpoint, JobSnapshot, Progress, RunInfo
 from rlark_widgets.rlark.build import JobSettings
@@ -51,9 +53,12 @@ def test_cluster_only_errors_show_their_message_and_fix() -> None:
         assert finding.message in shown and (not finding.fix or finding.fix in shown)
 
 
-def test_a_missing_searchpath_variable_points_at_the_search_paths_box(tmp_path: Path) -> None:
-    config = tmp_path / "examples" / "embodiment" / "config" / "demo.yaml"
-    config.parent.mkdir(parents=True)
+def test_a_missing_searchpath_variable_points_at_the_search_paths_box(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside an RLinf checkout there is no likely value: the app asks for one."""
+    monkeypatch.delenv("EMBODIED_PATH", raising=False)
+    config = tmp_path / "demo.yaml"
     config.write_text(SEARCHPATH)
     s = Session(workspace=tmp_path)
     assert not s.load_path(str(config))

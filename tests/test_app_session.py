@@ -368,6 +368,7 @@ def test_job_phases_say_when_a_job_has_ended() -> None:
     from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot
 
     assert [p.ended for p in JobPhase] == [False, False, True, True, True]
-    assert JobSnapshot("j", "local", 0.0, phase="Stopped").ended
-    assert not JobSnapshot("j", "local", 0.0, phase="Creating").ended  # unknown: not ended
+    assert JobSnapshot("j", "local", 0.0, phase=JobPhase.STOPPED).ended
+    assert JobPhase.read("Creating") is None  # a phase RLark does not write is read as none
+    assert not JobSnapshot("j", "local", 0.0, phase=JobPhase.read("Creating")).ended
     assert JobSnapshot("j", "local", 0.0, exists=False).ended

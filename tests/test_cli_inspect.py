@@ -110,7 +110,7 @@ def test_config_dir_and_name_with_override(capsys, rlinf_configs_dir: Path):
         str(rlinf_configs_dir / EMBODIED),
         "--config-name",
         "libero_spatial_ppo_openpi",
-        "-o",
+        "--override",
         "cluster.num_nodes=2",
         "--env",
         f"EMBODIED_PATH={rlinf_configs_dir / 'examples/embodiment'}",
@@ -120,13 +120,29 @@ def test_config_dir_and_name_with_override(capsys, rlinf_configs_dir: Path):
     assert json.loads(out)["num_nodes"] == 2
 
 
-def test_missing_variable_is_explained(capsys, rlinf_configs_dir: Path, monkeypatch):
+def test_a_missing_variable_takes_its_likely_value_in_an_rlinf_checkout(
+    capsys, rlinf_configs_dir: Path, monkeypatch
+):
+    """As RLinf's launch scripts set it (the checkout's examples/embodiment), and said in an info."""
     monkeypatch.delenv("EMBODIED_PATH", raising=False)
-    code, _, err = run_cli(
-        capsys, "inspect", str(rlinf_configs_dir / EMBODIED / "maniskill_ppo_openvlaoft.yaml")
-    )
+    config = rlinf_configs_dir / EMBODIED / "maniskill_ppo_openvlaoft.yaml"
+    code, out, err = run_cli(capsys, "inspect", str(config), "--json")
+    assert code == 0, err
+    (guessed,) = [f for f in json.loads(out)["findings"] if f["rule_id"] == "CFG-ENV-GUESSED"]
+    likely = (rlinf_configs_dir / "examples" / "embodiment").resolve()
+    assert guessed["severity"] == "info" and guessed["path"] == "hydra.searchpath"
+    assert f"EMBODIED_PATH={likely} was used" in guessed["message"]
+
+
+def test_a_missing_variable_outside_an_rlinf_checkout_stops_with_the_fix(
+    capsys, tmp_path: Path, monkeypatch
+):
+    monkeypatch.delenv("EMBODIED_PATH", raising=False)
+    config = tmp_path / "demo.yaml"
+    config.write_text("hydra:\n  searchpath:\n    - file://${oc.env:EMBODIED_PATH}/config/\n")
+    code, _, err = run_cli(capsys, "inspect", str(config))
     assert code == 1
-    assert "EMBODIED_PATH is not set" in err and "fix:" in err
+    assert "EMBODIED_PATH is not set" in err and "fix: Set EMBODIED_PATH" in err
 
 
 @pytest.mark.parametrize(

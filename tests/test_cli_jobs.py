@@ -16,6 +16,7 @@ from kube_emulator import NAMESPACE
 from test_kubernetes_backend import demo_job
 
 from rlark_widgets.cli import main
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 
 
@@ -154,11 +155,13 @@ def test_unreachable_cluster_is_a_clear_message(tmp_path: Path, capsys) -> None:
 def test_run_timeout_reaches_the_local_backend_and_is_checked(tmp_path: Path, capsys) -> None:
     from rlark_widgets.cli import build_parser
     from rlark_widgets.cli.backend_args import backend_from_args
+    from rlark_widgets.cli.site_args import read_site_arg
     from rlark_widgets.examples import example_configs
 
     config = str(example_configs()["local_rehearsal_2node"])
     local = ("--backend", "local", "--workspace", str(tmp_path / "ws"))
     args = build_parser().parse_args(["submit", "--config", config, *local, "--run-timeout", "30"])
+    read_site_arg(args)  # as main does before every command
     assert backend_from_args(args).options.run_timeout == 30.0
     code, _, err = cli(capsys, "submit", "--config", config, *local, "--run-timeout", "0")
     assert code == 2 and "argument --run-timeout: takes a number of seconds above 0" in err
@@ -221,10 +224,10 @@ def test_a_missing_image_blocks_kubernetes_but_not_the_local_rehearsal() -> None
     from rlark_widgets.rlinf import GpuLayout, load_config
 
     config = load_config(example_configs()["local_rehearsal_2node"])
-    planned = plan_job(PlanRequest(config, GpuLayout.parse(2)))
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(2), site=example_site()))
     cluster = {(f.rule_id, f.path) for f in policy_of("kubernetes").blocking(planned.findings)}
     assert ("JOB-IMAGE", "spec.tasks[0].template.spec.containers[0].image") in cluster
-    assert ("JOB-SCHEMA", "spec.tasks[0].template.spec.containers[0].image") in cluster
+    assert ("JOB-SCHEMA", "spec.tasks[0].template.spec.containers[0].image") not in cluster
     assert policy_of("local").blocking(planned.findings) == []
 
 

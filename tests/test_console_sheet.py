@@ -21,6 +21,7 @@ from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.sheet import CHECKLIST, STEP_TITLES, build_sheet
 from rlark_widgets.rlark.sheet_render import label, to_html, to_markdown
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import GpuLayout, load_config
 
 SEED = Path(__file__).resolve().parent / "data" / "seeds" / "create-training-job.zh.txt"
@@ -67,13 +68,15 @@ def planned():
         output_mount="/mnt/output",
         tensorboard_log_dir="/mnt/output/tb",
     )
-    inventory = load_inventory(example_inventories()["gpu-cloud"])
+    inventory = load_inventory(example_inventories()["gpu-cloud"], site=example_site())
     config = load_config(example_configs()["local_rehearsal_2node"])
-    return plan_job(PlanRequest(config, GpuLayout.parse(8), inventory, settings=settings))
+    return plan_job(
+        PlanRequest(config, GpuLayout.parse(8), inventory, settings=settings, site=example_site())
+    )
 
 
 def _sheet(planned):
-    return build_sheet(planned.job, planned.findings, planned.site, planned.plan, planned.inventory)
+    return build_sheet(planned)
 
 
 def test_every_label_is_the_seeds_in_the_seeds_order(seed: str) -> None:
@@ -194,8 +197,10 @@ def test_the_admin_request_states_what_the_seeds_say(tmp_path: Path) -> None:
     settings = JobSettings(
         image="r/x:v1", mounts=[Mount("demos", "hostPath", "/data/demos", "/mnt/demos")]
     )
-    planned = plan_job(PlanRequest(config, GpuLayout.parse(4), None, settings=settings))
-    request = build_admin_request(planned.job, planned.findings, planned.site, planned.plan)
+    planned = plan_job(
+        PlanRequest(config, GpuLayout.parse(4), None, settings=settings, site=example_site())
+    )
+    request = build_admin_request(planned)
     en, zh = request.render("en"), request.render("zh")
     assert "RLark node selection request for Job" in en and "RLark 节点选择申请" in zh
     for role in planned.job.roles:
@@ -211,16 +216,11 @@ def test_the_admin_request_states_what_the_seeds_say(tmp_path: Path) -> None:
         PlanRequest(
             load_config(example_configs()["local_rehearsal_2node"]),
             GpuLayout.parse(8),
-            load_inventory(example_inventories()["gpu-cloud"]),
+            load_inventory(example_inventories()["gpu-cloud"], site=example_site()),
+            site=example_site(),
         )
     )
-    text = build_admin_request(
-        with_inventory.job,
-        with_inventory.findings,
-        with_inventory.site,
-        with_inventory.plan,
-        with_inventory.inventory,
-    ).render("en")
+    text = build_admin_request(with_inventory).render("en")
     assert "Planned node selection: rlark.io/cluster=gpu-a" in text
     assert "global match of the complete selection" in text
     assert "(label names from the EXAMPLE site profile)" in text

@@ -12,6 +12,7 @@ from rlark_widgets.monitor.snapshot import (
     SUCCEEDED,
     Checkpoint,
     EventRecord,
+    JobPhase,
     JobSnapshot,
     Progress,
     RayMember,
@@ -205,7 +206,7 @@ def test_every_link_is_exercised() -> None:
 @pytest.mark.parametrize(
     ("changes", "title"),
     [
-        ({"phase": "Stopped"}, "The Job was stopped, latest checkpoint global_step_40."),
+        ({"phase": JobPhase.STOPPED}, "The Job was stopped, latest checkpoint global_step_40."),
         (
             {
                 "run_script_state": "succeeded",

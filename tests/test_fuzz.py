@@ -66,8 +66,9 @@ from rlark_widgets.cli import build_parser, main
 from rlark_widgets.cli.numbers import NumberType
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import Finding, Severity
-from rlark_widgets.rlark.check import check_job
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.inventory import InventoryError, load_inventory
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.written import normal_text
 from rlark_widgets.rlark.yaml_io import parse_job_yaml
 from rlark_widgets.rlinf import (
@@ -350,7 +351,7 @@ def test_inventories_load_or_say_what_is_wrong(text: str, job: Path, work_dir: P
     file = work_dir / "nodes.yaml"
     file.write_text(text, encoding="utf-8")
     try:
-        inventory = load_inventory(file)
+        inventory = load_inventory(file, site=example_site())
     except InventoryError as error:  # the message starts with the entry, or names the file
         assert error.message.startswith(INVENTORY_PATHS) or file.name in error.message, str(error)
         return ran("inventory", "rejected")
@@ -362,11 +363,12 @@ def test_inventories_load_or_say_what_is_wrong(text: str, job: Path, work_dir: P
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in node.labels.items())
         # any category value is kept as reported (the site profile names the known ones)
         assert node.category == node.labels.get(inventory.site.category_label)
-    findings = check_job(
-        parse_job_yaml(job.read_text()),
+    findings = given_job(
+        parse_job_yaml(job.read_text(), site=example_site()),
         inventory=inventory,
         target_cluster=next(iter(inventory.clusters), None),
-    )
+        site=example_site(),
+    ).findings
     for finding in findings:
         check_finding(finding)
     ran("inventory", "loaded")

@@ -16,6 +16,7 @@ from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlark.schema import schema_findings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import parse_job_yaml, render_job_yaml
 from rlark_widgets.rlinf import inspect_config
 
@@ -55,12 +56,12 @@ SETTINGS = dict(
 def test_job_yaml_matches_golden(case: str, corpus_config) -> None:
     relative, inventory = CASES[case]
     report = inspect_config(corpus_config(relative), 8, search_gpus=False)
-    plan = plan_roles(report, load_inventory(INVENTORIES / inventory))
-    job = build_job(plan, JobSettings(**SETTINGS))
+    plan = plan_roles(report, load_inventory(INVENTORIES / inventory, site=example_site()))
+    job = build_job(plan, JobSettings(**SETTINGS), site=example_site())
     text = render_job_yaml(job)
     golden = GOLDEN / f"{case}.job.yaml"
     if os.environ.get("RLARK_UPDATE_GOLDEN") == "1":
         golden.write_text(text)
     assert text == golden.read_text()
-    assert schema_findings(job.to_manifest()) == []
-    assert parse_job_yaml(text) == job
+    assert schema_findings(job.to_manifest(), site=example_site()) == []
+    assert parse_job_yaml(text, site=example_site()) == job

@@ -18,6 +18,7 @@ from rlark_widgets.backends.local.backend import LocalBackend
 from rlark_widgets.pipeline import PlannedJob, PlanRequest, plan_job
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import GpuLayout, load_text
 from rlark_widgets.rlinf.ranks import format_ranks
 
@@ -25,7 +26,7 @@ PEG_INSERTION = "examples/embodiment/config/realworld_peginsertion_rlpd_cnn_asyn
 
 
 def planned(config: Any, gpus: Any = 8) -> PlannedJob:
-    return plan_job(PlanRequest(config, GpuLayout.parse(gpus)))
+    return plan_job(PlanRequest(config, GpuLayout.parse(gpus), site=example_site()))
 
 
 def by_rule(job: PlannedJob, rule_id: str) -> list[Any]:
@@ -145,7 +146,9 @@ def test_a_real_two_node_robot_config_rehearses_on_its_default_layout(
     report = planned(config).report
     assert report is not None
     plan = plan_roles(report)
-    job = build_job(plan, JobSettings(name="peg", image="rlinf:v1", mounts=[OUTPUT]))
+    job = build_job(
+        plan, JobSettings(name="peg", image="rlinf:v1", mounts=[OUTPUT]), site=example_site()
+    )
     backend = LocalBackend(tmp_path, step_seconds=0.2)
     assert backend.submit(job, expansion=report.expansion, config=report.config).created
     try:

@@ -169,7 +169,7 @@ def test_every_node_selection_intent_reads_in_chinese(kube: Cluster) -> None:
         NodeInfo(n, {CLUSTER_LABEL: "lab", CATEGORY_LABEL: n}, cluster="lab", category=n)
         for n in ("edge", "robot")
     ]
-    intent = node_selection(Inventory(tuple(lab), (), "lab"), {}).intent_text
+    intent = node_selection(Inventory(tuple(lab), (), "lab", site=example_site()), {}).intent_text
     assert (str(intent), chinese(intent)) == ("one node category", "同一个节点类别")
 
 
@@ -182,7 +182,7 @@ def test_a_cluster_without_rlark_says_so_in_chinese(kube: Cluster) -> None:
 
 def test_a_cluster_without_storage_classes_says_so_in_both_languages() -> None:
     manifest = {"spec": {"storage": [{"storageClassName": "oss-rlinf"}]}}
-    (finding,) = storage_findings(manifest, Inventory((), (), "empty"))
+    (finding,) = storage_findings(manifest, Inventory((), (), "empty", site=example_site()))
     assert finding.message == (
         "StorageClass 'oss-rlinf' does not exist on this cluster (it has: none)."
     )
@@ -400,7 +400,7 @@ def stopped_job(workspace: Path, backend: LocalBackend) -> tuple[Job, JobDir, Sp
     """A Job directory as a stopped run leaves it (as in test_local_backend.py): no process."""
     job = Job("stopped", [Role("header", 1, head=True), Role("workers", 3)])
     where = JobDir.of(workspace, job.name)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     where.write("spec.json", spec.to_json())
     plan = build_plan(job, where, backend.options, None, None, MountMap.for_job(job, where.root))
     where.write("plan.json", plan)
@@ -454,7 +454,9 @@ def test_local_submit_stop_and_delete_messages_read_in_chinese(
     started = [
         _started_message(job, spec, plan, restart=False),
         _started_message(job, spec, resumed, restart=True),
-        _started_message(job, build_spec(job, where, job_mode.options), plan, restart=True),
+        _started_message(
+            job, build_spec(job, where, job_mode.options, site=example_site()), plan, restart=True
+        ),
     ]
     assert str(started[2]).endswith(
         "The run script is the Job's runScript, run on this machine. This is a new run: it does"

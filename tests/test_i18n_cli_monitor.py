@@ -24,7 +24,7 @@ from rlark_widgets.cli.render import table, width
 from rlark_widgets.cli.waiting import ProgressLine, wait_for
 from rlark_widgets.i18n import Text
 from rlark_widgets.monitor.diagnosis import diagnose
-from rlark_widgets.monitor.snapshot import CHECKPOINTS, FAILED, Progress
+from rlark_widgets.monitor.snapshot import CHECKPOINTS, FAILED, JobPhase, Progress
 from rlark_widgets.monitor.summary import summary_lines
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.rlinf import inspect_config, load_config
@@ -212,7 +212,7 @@ def test_unreachable_cluster_error_in_chinese(tmp_path: Path, capsys):
 
 # --- diagnosis and summary ------------------------------------------------------------------------
 ENDED = [
-    {"phase": "Stopped", "members": []},
+    {"phase": JobPhase.STOPPED, "members": []},
     {"run_script_state": "succeeded", "rehearsal": True, "members": []},
     {"run_script_state": "succeeded", "members": [], "checkpoints": []},
 ]

@@ -43,6 +43,7 @@ from rlark_widgets.rlark.planner import (
 from rlark_widgets.rlark.record import RecordError, build_record
 from rlark_widgets.rlark.schema import schema_findings
 from rlark_widgets.rlark.secrets import secret_findings, ssh_key_findings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.text_fields import (
     FieldTextError,
     parse_counts,
@@ -121,7 +122,7 @@ def _report(text: str):
 
 def _plans() -> Iterator[Plan]:
     """Every bundled example with no inventory, each example inventory and an unknown cluster."""
-    inventories = [load_inventory(p) for p in example_inventories().values()]
+    inventories = [load_inventory(p, site=example_site()) for p in example_inventories().values()]
     for path in example_configs().values():
         report = inspect_config(load_config(path), 8, search_gpus=False)
         yield plan_roles(report)
@@ -131,7 +132,9 @@ def _plans() -> Iterator[Plan]:
             yield plan_roles(report, inventory, target_cluster="nowhere")
     robots = inspect_config(load_text(ROBOTS), 4, search_gpus=False)
     yield plan_roles(robots)
-    yield plan_roles(robots, inventory_from_dict(UNLABELLED), target_cluster="nowhere")
+    yield plan_roles(
+        robots, inventory_from_dict(UNLABELLED, site=example_site()), target_cluster="nowhere"
+    )
     yield plan_roles(_report(GPU_FALLBACK_USED))
     yield plan_roles(_report(GPU_FALLBACK_ALL))
     yield plan_roles(_report(GAPS))
@@ -180,7 +183,7 @@ def _check_messages() -> Iterator[Text | str]:
         },
     ]
     for finding in [
-        *schema_findings(manifests[0]),
+        *schema_findings(manifests[0], site=example_site()),
         *(f for m in manifests[1:] for f in secret_findings(m)),
         *ssh_key_findings(["alice-laptop", OPENSSH_KEY]),
     ]:
@@ -208,11 +211,14 @@ def _errors(tmp_path: Path) -> Iterator[Text | str]:
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("a: &a [x]\n" + "".join(f"b{i}: *a\n" for i in range(300)))
     attempts = [
-        *(lambda data=data: inventory_from_dict(data) for data in BAD_INVENTORIES),
-        lambda: load_inventory(tmp_path / "nope.yaml"),
-        lambda: load_inventory(broken),
-        lambda: load_inventory(bomb),
-        *(lambda text=text: parse_job_yaml(text) for text in BAD_JOB_YAML),
+        *(
+            lambda data=data: inventory_from_dict(data, site=example_site())
+            for data in BAD_INVENTORIES
+        ),
+        lambda: load_inventory(tmp_path / "nope.yaml", site=example_site()),
+        lambda: load_inventory(broken, site=example_site()),
+        lambda: load_inventory(bomb, site=example_site()),
+        *(lambda text=text: parse_job_yaml(text, site=example_site()) for text in BAD_JOB_YAML),
         lambda: load_manifest(bomb.read_text()),
         lambda: _record(RecordFacts()).write(broken / "record"),  # a file is in the way
         *BAD_FIELD_TEXT,
@@ -226,7 +232,7 @@ def _errors(tmp_path: Path) -> Iterator[Text | str]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("RLARK_MAX_INPUT_MB", "0.000001")
         with pytest.raises(InventoryError) as caught:
-            load_inventory(broken)
+            load_inventory(broken, site=example_site())
         yield caught.value.text
 
 
@@ -240,8 +246,8 @@ def _record(facts: RecordFacts, lang: str = "en", image: str = "", full: bool = 
     overrides = ["runner.max_epochs=3"] if full else []
     report = inspect_config(load_text(text, "demo.yaml", overrides), 8, search_gpus=False)
     plan = plan_roles(report)
-    job = build_job(plan, JobSettings(image=image))
-    return build_record(plan, job, [], facts, lang=lang)
+    job = build_job(plan, JobSettings(image=image), site=example_site())
+    return build_record(plan, job, [], facts, lang=lang, site=example_site())
 
 
 FULL_FACTS = RecordFacts(
@@ -350,7 +356,7 @@ def test_every_rlark_translation_is_exercised(rendered) -> None:
                 f.text
                 for f in plan_roles(
                     inspect_config(load_text(ROBOTS), 4, search_gpus=False),
-                    inventory_from_dict(UNLABELLED),
+                    inventory_from_dict(UNLABELLED, site=example_site()),
                     target_cluster="nowhere",
                 ).findings
             ],
@@ -377,7 +383,7 @@ def test_every_rlark_translation_is_exercised(rendered) -> None:
             ],
         ),
         (
-            lambda: [_raised(parse_job_yaml, text) for text in BAD_JOB_YAML],
+            lambda: [_raised(parse_job_yaml, text, example_site()) for text in BAD_JOB_YAML],
             [
                 "The Job YAML must be one mapping with apiVersion, kind, metadata and spec.",
                 "The Job YAML is not valid YAML at line 2, column 1: expected the node content, "
@@ -391,7 +397,12 @@ def test_every_rlark_translation_is_exercised(rendered) -> None:
             ],
         ),
         (
-            lambda: [f.text for f in inventory_findings(inventory_from_dict(UNKNOWN_CATEGORY))],
+            lambda: [
+                f.text
+                for f in inventory_findings(
+                    inventory_from_dict(UNKNOWN_CATEGORY, site=example_site())
+                )
+            ],
             [
                 "1 node(s) (a) report rlark.io/node-category=gpu, a category the site profile "
                 "does not name; they are shown as reported, not as 云算力 / 端算力 / 端真机."

@@ -232,12 +232,18 @@ def test_load_errors_in_chinese(
     assert_error_bilingual(error)
 
 
-def test_missing_variable_fix_with_a_guess_in_chinese(tmp_path: Path) -> None:
+def test_the_likely_value_used_for_a_missing_variable_is_said_in_chinese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EMBODIED_PATH", raising=False)
     folder = tmp_path / "examples" / "embodiment" / "config"
     folder.mkdir(parents=True)
-    error = _load_error(folder, "defaults:\n  - env: nowhere\n" + SEARCHPATH)
-    assert "is likely right" in error.fix
-    assert_error_bilingual(error)
+    (folder / "demo.yaml").write_text(SEARCHPATH)
+    (guessed,) = [f for f in load_config(folder / "demo.yaml").findings]
+    assert guessed.rule_id == "CFG-ENV-GUESSED"
+    assert_finding_bilingual(guessed)
+    likely = (tmp_path / "examples" / "embodiment").resolve()
+    assert f"EMBODIED_PATH={likely}" in render(guessed.text, "zh")
 
 
 @pytest.mark.parametrize(

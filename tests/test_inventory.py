@@ -7,12 +7,13 @@ from pathlib import Path
 import pytest
 
 from rlark_widgets.rlark.inventory import InventoryError, inventory_from_dict, load_inventory
+from rlark_widgets.rlark.site import example_site
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "rlark_widgets" / "examples" / "inventories"
 
 
 def test_gpu_cloud_example() -> None:
-    inventory = load_inventory(EXAMPLES / "gpu-cloud.yaml")
+    inventory = load_inventory(EXAMPLES / "gpu-cloud.yaml", site=example_site())
     assert inventory.clusters == ["gpu-a", "gpu-b"]
     a800 = inventory.matching({"rlark.io/cluster": "gpu-a", "gpu.model": "a800"})
     assert len(a800) == 16 and all(n.gpus == 8 and n.category == "cloud" for n in a800)
@@ -21,7 +22,7 @@ def test_gpu_cloud_example() -> None:
 
 
 def test_mixed_example_has_edge_and_robot_nodes_with_devices() -> None:
-    inventory = load_inventory(EXAMPLES / "mixed-robots.yaml")
+    inventory = load_inventory(EXAMPLES / "mixed-robots.yaml", site=example_site())
     categories = {n.category for n in inventory.nodes}
     assert categories == {"cloud", "edge", "robot"}
     frankas = [n for n in inventory.nodes if n.devices.get("rlinf.io/device-franka")]
@@ -41,16 +42,16 @@ def test_mixed_example_has_edge_and_robot_nodes_with_devices() -> None:
 )
 def test_bad_inventories_are_refused_with_the_entry(data: dict, message: str) -> None:
     with pytest.raises(InventoryError, match=message):
-        inventory_from_dict(data)
+        inventory_from_dict(data, site=example_site())
 
 
 def test_missing_or_broken_file(tmp_path: Path) -> None:
     with pytest.raises(InventoryError, match="No inventory file"):
-        load_inventory(tmp_path / "nope.yaml")
+        load_inventory(tmp_path / "nope.yaml", site=example_site())
     broken = tmp_path / "broken.yaml"
     broken.write_text("nodes: [\n")
     with pytest.raises(InventoryError, match="not valid YAML"):
-        load_inventory(broken)
+        load_inventory(broken, site=example_site())
 
 
 def test_the_bundled_inventory_names_the_app_offers_work_with_inventory(capsys) -> None:

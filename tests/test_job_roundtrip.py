@@ -19,9 +19,10 @@ from kube_emulator import NAMESPACE
 from test_cli_jobs import cli, write_kubeconfig
 
 from rlark_widgets.backends.k8s.ownership import without_mark
-from rlark_widgets.rlark.check import check_job
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.job import Job
 from rlark_widgets.rlark.schema import schema_findings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.written import SERVER_METADATA, normal_text, written_findings
 from rlark_widgets.rlark.yaml_io import dump_yaml, parse_job_yaml, render_job_yaml
 
@@ -72,11 +73,11 @@ def _findings(document: dict) -> list[tuple[str, str]]:
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(manifest=schema_jobs())
 def test_every_job_the_schema_allows_reads_back_as_written(manifest: dict) -> None:
-    assert schema_findings(manifest) == [] and written_findings(manifest) == []
-    job = Job.from_manifest(copy.deepcopy(manifest))
+    assert schema_findings(manifest, site=example_site()) == [] and written_findings(manifest) == []
+    job = Job.from_manifest(copy.deepcopy(manifest), site=example_site())
     assert normal_text(job.to_manifest()) == normal_text(manifest)
     text = render_job_yaml(job)
-    again = parse_job_yaml(text)
+    again = parse_job_yaml(text, site=example_site())
     assert again == job and render_job_yaml(again) == text  # read -> write -> read is stable
 
 
@@ -90,13 +91,20 @@ def test_fields_a_job_cannot_keep_are_named(manifest: dict) -> None:
         for part in parents:
             target = target[part]
         target[last] = value
-        found = [f for f in check_job(Job.from_manifest(document), document=document)]
+        found = [
+            f
+            for f in given_job(
+                Job.from_manifest(document, site=example_site()),
+                document=document,
+                site=example_site(),
+            ).findings
+        ]
         assert ("JOB-NOT-KEPT", path) in [(f.rule_id, f.path) for f in found], path
         assert all(f.severity.value == "error" for f in found if f.rule_id == "JOB-NOT-KEPT")
 
 
 def test_an_existing_claim_labels_and_template_metadata_are_kept() -> None:
-    job = parse_job_yaml(dump_yaml(BASE))
+    job = parse_job_yaml(dump_yaml(BASE), site=example_site())
     manifest = job.to_manifest()
     volume = manifest["spec"]["tasks"][0]["template"]["spec"]["volumes"][0]
     assert volume == {"name": "ckpt", "persistentVolumeClaim": {"claimName": "my-existing-pvc"}}
@@ -111,7 +119,7 @@ def test_a_storage_entrys_own_claim_name_is_kept() -> None:
     document["spec"]["storage"] = [
         {"name": "ckpt", "storageClassName": "oss-rlinf", "claimName": "my-existing-pvc"}
     ]
-    manifest = parse_job_yaml(dump_yaml(document)).to_manifest()
+    manifest = parse_job_yaml(dump_yaml(document), site=example_site()).to_manifest()
     assert manifest["spec"]["storage"] == document["spec"]["storage"]
     assert normal_text(manifest) == normal_text(document)
 
@@ -159,8 +167,10 @@ def test_integral_numbers_compare_as_integers() -> None:
     document = copy.deepcopy(BASE)
     _pod_spec(document)["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 8.0
     document["spec"]["tasks"][0]["replicas"] = 1.0
-    assert schema_findings(document) == []  # 1.0 is an integer to JSON Schema
-    assert normal_text(parse_job_yaml(dump_yaml(document)).to_manifest()) == normal_text(BASE)
+    assert schema_findings(document, site=example_site()) == []  # 1.0 is an integer to JSON Schema
+    assert normal_text(
+        parse_job_yaml(dump_yaml(document), site=example_site()).to_manifest()
+    ) == normal_text(BASE)
 
 
 def test_what_a_job_cannot_keep_is_named() -> None:

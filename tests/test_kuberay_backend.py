@@ -15,6 +15,7 @@ from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.rlark.job import Job, Role
 from rlark_widgets.rlark.kuberay import ExportOptions
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import RLinfConfig, load_config
 
 if TYPE_CHECKING:
@@ -380,8 +381,8 @@ def test_preflight_dry_runs_the_groups_submit_creates(kuberay):
     from rlark_widgets.rlinf import GpuLayout, load_config
 
     config = load_config(str(example_configs()["qwen2.5-7b-grpo-megatron"]))
-    inventory = load_inventory(example_inventories()["gpu-cloud"])
-    planned = plan_job(PlanRequest(config, GpuLayout.parse(8), inventory))
+    inventory = load_inventory(example_inventories()["gpu-cloud"], site=example_site())
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(8), inventory, site=example_site()))
     assert planned.job is not None and not config.get("cluster.node_groups")
     submit_checked(kuberay.backend(), planned)
     dry_runs = [body for dry, body in kuberay.emulator.created if dry]

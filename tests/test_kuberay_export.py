@@ -22,6 +22,7 @@ from test_cli_jobs import cli
 
 from rlark_widgets.examples import example_configs
 from rlark_widgets.findings import Severity
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Job, Mount, Role
@@ -34,6 +35,7 @@ from rlark_widgets.rlark.kuberay import (
     read_kuberay,
 )
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import dump_yaml, render_job_yaml
 from rlark_widgets.rlinf import inspect_config, load_config
 
@@ -50,8 +52,10 @@ SETTINGS = dict(
 
 def planned(name: str, inventory: str | None = None):
     report = inspect_config(load_config(str(example_configs()[name])), 8, search_gpus=False)
-    plan = plan_roles(report, load_inventory(INVENTORIES / inventory) if inventory else None)
-    return report, build_job(plan, JobSettings(**SETTINGS))
+    plan = plan_roles(
+        report, load_inventory(INVENTORIES / inventory, site=example_site()) if inventory else None
+    )
+    return report, build_job(plan, JobSettings(**SETTINGS), site=example_site())
 
 
 def pods_by_rank(manifest: dict, job: Job) -> dict[int, list[dict]]:
@@ -124,7 +128,14 @@ CASES[ROBOT_CONFIG] = (ROBOT_CONFIG, "mixed-robots.yaml")
 def test_exported_manifest_matches_golden_and_kuberays_schema(case: str) -> None:
     name, inventory = CASES[case]
     report, job = planned(name, inventory)
-    exported = export_checked(job, report, load_inventory(INVENTORIES / inventory))
+    exported = export_checked(
+        given_job(
+            job,
+            report,
+            load_inventory(INVENTORIES / inventory, site=example_site()),
+            site=example_site(),
+        )
+    )
     text = dump_yaml(exported.manifest)
     golden = GOLDEN / f"{case}.rayjob.yaml"
     if os.environ.get("RLARK_UPDATE_GOLDEN") == "1":
@@ -133,7 +144,7 @@ def test_exported_manifest_matches_golden_and_kuberays_schema(case: str) -> None
     assert text == golden.read_text()
     assert kuberay_schema_findings(exported.manifest) == []
     assert_one_pod_per_rank(exported.manifest, job)
-    back = read_kuberay(yaml.safe_load(text)).job
+    back = read_kuberay(yaml.safe_load(text), site=example_site()).job
     assert [(r.name, r.replicas, r.head, r.gpus, r.devices) for r in back.roles] == [
         (r.name, r.replicas, r.head, r.gpus, r.devices) for r in job.roles
     ]
@@ -143,7 +154,7 @@ def test_exported_manifest_matches_golden_and_kuberays_schema(case: str) -> None
 
 def test_the_robot_config_with_node_groups_gives_every_rank_its_group_and_its_devices() -> None:
     report, job = planned(ROBOT_CONFIG, "mixed-robots.yaml")
-    manifest = export_checked(job, report).manifest
+    manifest = export_checked(given_job(job, report, site=example_site())).manifest
     groups = manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"]
     assert [(g["groupName"], g["replicas"]) for g in groups] == [
         ("franka-rank-1", 1),
@@ -161,26 +172,28 @@ def test_a_rayjob_runs_the_run_script_and_exposes_its_lifetime_fields() -> None:
     options = ExportOptions(
         node_groups=False, ttl_seconds_after_finished=30, active_deadline_seconds=86400
     )
-    spec = export_job(job, options).manifest["spec"]
+    spec = export_job(job, options, site=example_site()).manifest["spec"]
     assert spec["entrypoint"].startswith("bash -c 'set -euo pipefail\ncd /workspace/RLinf\n")
     assert "fewer than {expected} Ray nodes joined" in spec["entrypoint"]
     assert spec["shutdownAfterJobFinishes"] is True
     assert (spec["ttlSecondsAfterFinished"], spec["activeDeadlineSeconds"]) == (30, 86400)
     assert spec["submissionMode"] == "HTTPMode"
-    kept = export_job(job, ExportOptions(shutdown_after_job_finishes=False)).manifest["spec"]
+    kept = export_job(
+        job, ExportOptions(shutdown_after_job_finishes=False), site=example_site()
+    ).manifest["spec"]
     assert kept["shutdownAfterJobFinishes"] is False and "ttlSecondsAfterFinished" not in kept
 
 
 def test_grouped_replicas_only_without_node_groups_and_with_one_kind_of_worker() -> None:
     _, job = planned("qwen2.5-7b-grpo-megatron")
-    grouped = export_job(job, ExportOptions(node_groups=False))
+    grouped = export_job(job, ExportOptions(node_groups=False), site=example_site())
     assert [(g.name, g.replicas, g.ranks) for g in grouped.groups] == [
         ("headgroup", 1, None),
         ("workers", 15, None),
     ]
     why = next(f for f in grouped.findings if f.rule_id == "KRAY-RANKS")
     assert why.message.startswith("No cluster.node_groups and one kind of Worker")
-    unknown = export_job(job, ExportOptions(node_groups=None))
+    unknown = export_job(job, ExportOptions(node_groups=None), site=example_site())
     assert len(unknown.groups) == 16 and unknown.groups[5].ranks == (5,)
     assert "Without the RLinf config" in next(
         f.message for f in unknown.findings if f.rule_id == "KRAY-RANKS"
@@ -191,7 +204,9 @@ def test_rlark_fields_kuberay_lacks_are_findings_and_pvcs_are_named() -> None:
     _, job = planned("maniskill_ppo_openvlaoft")
     job.tensorboard_log_dir, job.network_domain = "/mnt/output/tb", "lab-net"
     job.ssh_keys = ["alice-laptop"]
-    exported = export_job(job, ExportOptions(kind="RayCluster", claims={"output": "shared-out"}))
+    exported = export_job(
+        job, ExportOptions(kind="RayCluster", claims={"output": "shared-out"}), site=example_site()
+    )
     found = {(f.rule_id, f.path) for f in exported.findings}
     assert {
         ("KRAY-NO-FIELD", "spec.tensorboard"),
@@ -209,7 +224,7 @@ def test_rlark_fields_kuberay_lacks_are_findings_and_pvcs_are_named() -> None:
 
 def test_a_job_without_one_single_worker_header_is_not_exported() -> None:
     job = Job("x", [Role("a", 2, "img:1", head=True)], run_script="true")
-    exported = export_job(job)
+    exported = export_job(job, site=example_site())
     assert exported.manifest is None and [f.rule_id for f in exported.findings] == ["KRAY-HEAD"]
 
 
@@ -247,7 +262,9 @@ def test_every_planned_rank_gets_exactly_one_pod_with_its_gpus_and_devices(
         ],
         run_script="cd /w && python x.py",
     )
-    exported = export_job(job, ExportOptions(kind=kind, node_groups=node_groups))
+    exported = export_job(
+        job, ExportOptions(kind=kind, node_groups=node_groups), site=example_site()
+    )
     assert kuberay_schema_findings(exported.manifest) == []
     assert_one_pod_per_rank(exported.manifest, job)
     if node_groups is not False or len(workers) > 1:
@@ -266,11 +283,13 @@ CONFIGS = {name: load_config(str(path)) for name, path in example_configs().item
 def test_every_plan_of_the_examples_exports_one_pod_per_planned_rank(name, gpus, inventory):
     """From the planner itself: any example, GPU layout and inventory it can plan."""
     report = inspect_config(CONFIGS[name], gpus, search_gpus=False)
-    plan = plan_roles(report, load_inventory(INVENTORIES / inventory) if inventory else None)
+    plan = plan_roles(
+        report, load_inventory(INVENTORIES / inventory, site=example_site()) if inventory else None
+    )
     if not plan.ok:
         return  # RLinf rejects the layout: nothing is planned, so nothing is exported
-    job = build_job(plan, JobSettings(**SETTINGS))
-    exported = export_checked(job, report)
+    job = build_job(plan, JobSettings(**SETTINGS), site=example_site())
+    exported = export_checked(given_job(job, report, site=example_site()))
     assert exported.manifest is not None
     assert kuberay_schema_findings(exported.manifest) == []
     assert_one_pod_per_rank(exported.manifest, job)
@@ -282,14 +301,18 @@ def test_every_plan_of_the_examples_exports_one_pod_per_planned_rank(name, gpus,
 # --- check on KubeRay YAML ------------------------------------------------------------------------
 def test_check_finds_broken_ranks_secrets_and_images_at_kuberay_paths() -> None:
     report, job = planned(ROBOT_CONFIG, "mixed-robots.yaml")
-    manifest = export_checked(job, report).manifest
-    assert [f for f in check_kuberay(manifest, report) if f.rule_id.startswith("KRAY")] == []
+    manifest = export_checked(given_job(job, report, site=example_site())).manifest
+    assert [
+        f
+        for f in check_kuberay(manifest, report, site=example_site())
+        if f.rule_id.startswith("KRAY")
+    ] == []
     broken = copy.deepcopy(manifest)
     groups = broken["spec"]["rayClusterSpec"]["workerGroupSpecs"]
     container = groups[1]["template"]["spec"]["containers"][0]
     container["env"] = [{"name": "HF_TOKEN", "value": "hf_abcdefghijklmnopqrstuvwxyz012345"}]
     container["image"] = "rlinf:latest"
-    found = {(f.rule_id, f.path) for f in check_kuberay(broken, report)}
+    found = {(f.rule_id, f.path) for f in check_kuberay(broken, report, site=example_site())}
     assert ("KRAY-RANKS", "spec.rayClusterSpec.workerGroupSpecs[1]") in found
     image = "spec.rayClusterSpec.workerGroupSpecs[1].template.spec.containers[0].image"
     assert ("JOB-IMAGE", image) in found
@@ -302,26 +325,28 @@ def test_check_finds_broken_ranks_secrets_and_images_at_kuberay_paths() -> None:
     schema = copy.deepcopy(manifest)
     schema["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"] = "two"
     assert ("KRAY-SCHEMA", "spec.rayClusterSpec.workerGroupSpecs[0].replicas") in {
-        (f.rule_id, f.path) for f in check_kuberay(schema)
+        (f.rule_id, f.path) for f in check_kuberay(schema, site=example_site())
     }
 
 
 def test_check_says_node_groups_need_ranks_everywhere() -> None:
     report, job = planned(ROBOT_CONFIG, "mixed-robots.yaml")
-    flat = export_job(job, ExportOptions(node_groups=False)).manifest
-    errors = [f for f in check_kuberay(flat, report) if f.rule_id == "KRAY-RANKS"]
+    flat = export_job(job, ExportOptions(node_groups=False), site=example_site()).manifest
+    errors = [
+        f for f in check_kuberay(flat, report, site=example_site()) if f.rule_id == "KRAY-RANKS"
+    ]
     assert errors and errors[0].severity is Severity.ERROR
     assert "no group sets it" in errors[0].message
 
 
 def test_check_runs_gpu_coverage_mounts_and_selectors_at_kuberay_paths() -> None:
     report, job = planned("maniskill_ppo_openvlaoft", "gpu-cloud.yaml")
-    manifest = copy.deepcopy(export_checked(job, report).manifest)
+    manifest = copy.deepcopy(export_checked(given_job(job, report, site=example_site())).manifest)
     head = manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
     head["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = 2
     head["containers"][0]["volumeMounts"][0]["mountPath"] = "relative/out"
     head["nodeSelector"] = {}
-    found = {(f.rule_id, f.path) for f in check_kuberay(manifest, report)}
+    found = {(f.rule_id, f.path) for f in check_kuberay(manifest, report, site=example_site())}
     base = "spec.rayClusterSpec.headGroupSpec.template.spec"
     assert ("PLN-GPU-COVER", f"{base}.containers[0].resources.limits") in found
     assert ("JOB-MOUNT-PATH", f"{base}.containers[0].volumeMounts[0].mountPath") in found

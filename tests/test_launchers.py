@@ -15,6 +15,7 @@ from corpus import CORPUS, PRIMARY
 
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import inspect_config, load_text
 from rlark_widgets.rlinf.launchers import documented_launchers, launcher_for
 from rlark_widgets.rlinf.launchers import files as package_files
@@ -112,7 +113,9 @@ def test_run_script_launches_the_documented_entry_point(corpus_config) -> None:
     config = corpus_config("examples/embodiment/config/realworld_pnp_dagger_openpi.yaml")
     report = inspect_config(config, 8, search_gpus=False)
     assert not [f for f in report.findings if f.rule_id == "CFG-LAUNCHER"]
-    job = build_job(plan_roles(report), JobSettings(image="registry.example.com/rlinf:1"))
+    job = build_job(
+        plan_roles(report), JobSettings(image="registry.example.com/rlinf:1"), site=example_site()
+    )
     assert "python examples/embodiment/train_async.py --config-path" in job.run_script
     assert "train_embodied_agent.py" not in job.run_script
 
@@ -121,7 +124,9 @@ def test_sft_run_script_exports_the_scripts_own_directory(corpus_config) -> None
     """run_vla_sft.sh exports EMBODIED_PATH as examples/sft, where its configs live."""
     config = corpus_config("examples/sft/config/behavior_pi05_vla.yaml")
     report = inspect_config(config, 8, search_gpus=False)
-    job = build_job(plan_roles(report), JobSettings(image="registry.example.com/rlinf:1"))
+    job = build_job(
+        plan_roles(report), JobSettings(image="registry.example.com/rlinf:1"), site=example_site()
+    )
     assert "EMBODIED_PATH=/workspace/RLinf/examples/sft" in job.run_script
     assert "python examples/sft/train_vla_sft.py --config-path" in job.run_script
 

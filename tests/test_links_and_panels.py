@@ -15,7 +15,7 @@ from test_kubernetes_backend import CHECKPOINTS, running
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.links import local_links
 from rlark_widgets.monitor.scalars import ScalarSeries
-from rlark_widgets.monitor.snapshot import JobSnapshot
+from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot
 from rlark_widgets.ui.session import Session
 from rlark_widgets.ui.steps.run_panels import RunPanels
 
@@ -81,7 +81,7 @@ def test_local_links_give_urls_and_how_to_start_tensorboard():
 
 
 def snapshot_with(tags: dict[str, list[float]]) -> JobSnapshot:
-    snap = JobSnapshot("demo", "local", time.time(), phase="Running")
+    snap = JobSnapshot("demo", "local", time.time(), phase=JobPhase.RUNNING)
     for tag, values in tags.items():
         steps = list(range(1, len(values) + 1))
         snap.scalars[tag] = ScalarSeries(tag, steps, values, [1000.0 + s for s in steps])

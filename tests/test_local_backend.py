@@ -31,6 +31,7 @@ from rlark_widgets.monitor.snapshot import FAILED, RUNNING, STOPPED, JobSnapshot
 from rlark_widgets.rlark.build import JobSettings, build_job
 from rlark_widgets.rlark.job import Job, Mount, Role
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import ConfigReport, inspect_config, load_text
 
 TWO_NODES = """\
@@ -54,7 +55,11 @@ def planned(name: str, config: str = TWO_NODES, **settings) -> tuple[Job, Config
     report = inspect_config(load_text(config, f"{name}.yaml"), 2, search_gpus=False)
     settings.setdefault("mounts", [OUTPUT])
     settings.setdefault("output_mount", "/mnt/output")
-    job = build_job(plan_roles(report), JobSettings(name=name, image="rlinf:v1", **settings))
+    job = build_job(
+        plan_roles(report),
+        JobSettings(name=name, image="rlinf:v1", **settings),
+        site=example_site(),
+    )
     return job, report
 
 
@@ -403,7 +408,9 @@ def test_each_worker_gets_its_rank_labels_gpus_devices_and_env(tmp_path: Path) -
             Role("franka", 2, devices={"rlinf.io/franka": 1}),
         ],
     )
-    spec = build_spec(job, JobDir.of(tmp_path, "robots"), LocalBackend(tmp_path).options)
+    spec = build_spec(
+        job, JobDir.of(tmp_path, "robots"), LocalBackend(tmp_path).options, site=example_site()
+    )
     assert [(w.key, w.rank, w.head, w.gpus) for w in spec.workers] == [
         ("header/0", 0, True, 8),
         ("franka/0", 1, False, 0),
@@ -482,7 +489,7 @@ def test_snapshot_reads_a_stopped_run_from_the_job_directory(tmp_path: Path) -> 
     backend = LocalBackend(tmp_path)
     job = Job("stopped", [Role("header", 1, head=True), Role("workers", 2)])
     where = JobDir.of(tmp_path, job.name)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     where.write("spec.json", spec.to_json())
     mounts = MountMap.for_job(job, where.root)
     where.write("plan.json", build_plan(job, where, backend.options, None, None, mounts))

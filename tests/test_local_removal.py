@@ -24,6 +24,7 @@ from rlark_widgets.backends.local.backend import LocalBackend, _clear_run
 from rlark_widgets.backends.local.layout import JobDir
 from rlark_widgets.backends.local.removal import inside, ray_temp_root, remove_within
 from rlark_widgets.backends.local.spec import build_spec
+from rlark_widgets.rlark.site import example_site
 
 JOB, _ = planned("victim", ONE_NODE)
 
@@ -97,7 +98,9 @@ def test_no_state_file_makes_delete_remove_anything_outside(
             where.root.symlink_to(canary, target_is_directory=True)
         else:
             where.root.mkdir()
-        spec = build_spec(JOB, where, LocalBackend(workspace).options).to_json()
+        spec = build_spec(
+            JOB, where, LocalBackend(workspace).options, site=example_site()
+        ).to_json()
         if not job_dir_is_a_link:
             spec["temp_root"] = _temp_root(workspace, canary, temp_form)
             for name in linked:

@@ -7,6 +7,7 @@ from test_notices import snap
 
 from rlark_widgets.monitor.summary import summary_lines
 from rlark_widgets.pipeline import PlanRequest, plan_job
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import GpuLayout, load_text
 
 CONFIG = """\
@@ -22,13 +23,17 @@ runner:
 
 
 def test_a_config_that_never_saves_gets_a_warning_in_both_languages() -> None:
-    planned = plan_job(PlanRequest(load_text(CONFIG, "never.yaml"), GpuLayout.uniform(2)))
+    planned = plan_job(
+        PlanRequest(load_text(CONFIG, "never.yaml"), GpuLayout.uniform(2), site=example_site())
+    )
     (warning,) = [f for f in planned.findings if f.rule_id == "RES-NO-CHECKPOINTS"]
     assert warning.severity.value == "warning"
     assert warning.message.startswith("runner.save_interval is -1: RLinf never saves")
     assert warning.message_in("zh").startswith("runner.save_interval 为 -1：RLinf 不会保存")
     evaluating = CONFIG.replace("task_type: embodied", "task_type: embodied_eval")
-    planned = plan_job(PlanRequest(load_text(evaluating, "eval.yaml"), GpuLayout.uniform(2)))
+    planned = plan_job(
+        PlanRequest(load_text(evaluating, "eval.yaml"), GpuLayout.uniform(2), site=example_site())
+    )
     assert [f for f in planned.findings if f.rule_id == "RES-NO-CHECKPOINTS"] == []
 
 

@@ -11,12 +11,14 @@ from test_scalars import series
 
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.notices import CHECKPOINT, ENDED, FAILED, STALL, notices
-from rlark_widgets.monitor.snapshot import Checkpoint, JobSnapshot, RunInfo
+from rlark_widgets.monitor.snapshot import Checkpoint, JobPhase, JobSnapshot, RunInfo
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
 
 
-def snap(phase: str = "Running", steps: tuple[int, ...] = (), now: float = 1095.0) -> JobSnapshot:
+def snap(
+    phase: JobPhase = JobPhase.RUNNING, steps: tuple[int, ...] = (), now: float = 1095.0
+) -> JobSnapshot:
     out = JobSnapshot("demo", "local", now, phase=phase)
     out.checkpoints = [Checkpoint(s, f"/ckpt/global_step_{s}") for s in steps]
     out.scalars = series(list(range(1, 11)), 10.0)
@@ -34,13 +36,13 @@ def test_each_event_is_told_once_when_it_happens():
     (told,) = notices(saved, stalled)
     assert told.kind == STALL and render(told.text).startswith("demo steps: stalled: step 10")
     assert notices(stalled, dataclasses.replace(stalled, time=1090.0 + 200)) == []
-    assert [n.kind for n in notices(saved, snap("Failed", (10,)))] == [FAILED]
-    (ended,) = notices(saved, snap("Succeeded", (10,)))
+    assert [n.kind for n in notices(saved, snap(JobPhase.FAILED, (10,)))] == [FAILED]
+    (ended,) = notices(saved, snap(JobPhase.SUCCEEDED, (10,)))
     assert ended.kind == ENDED and render(ended.text, "zh") == "demo 已结束：Succeeded。"
 
 
 def test_another_run_of_the_job_is_no_event_of_this_one():
-    before, after = snap(), snap("Failed", (10,))
+    before, after = snap(), snap(JobPhase.FAILED, (10,))
     before.run, after.run = RunInfo("uid-1", 1000.0), RunInfo("uid-2", 1050.0)
     assert notices(before, after) == []  # submitted again elsewhere: its charts start afresh
     after.run = RunInfo("uid-1", 1000.0)

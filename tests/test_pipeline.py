@@ -12,6 +12,7 @@ from rlark_widgets.backends import open_backend
 from rlark_widgets.backends.base import BackendError
 from rlark_widgets.pipeline import given_job, submission_findings, submit_checked, weighed_findings
 from rlark_widgets.rlark.kuberay import ExportOptions
+from rlark_widgets.rlark.site import example_site
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def test_a_clean_job_is_submitted_once(kube: Cluster) -> None:
     backend = kube.backend(cluster="gpu-a")
-    planned = given_job(demo_job())
+    planned = given_job(demo_job(), site=example_site())
     first, second = submit_checked(backend, planned), submit_checked(backend, planned)
     assert first.blocking == [] and first.result is not None and first.result.created
     assert second.result is not None and not second.result.created  # never a duplicate
@@ -30,7 +31,7 @@ def test_an_error_blocks_before_anything_is_created(kube: Cluster) -> None:
     backend = kube.backend(cluster="gpu-a")
     job = demo_job()
     job.roles[1] = replace(job.roles[1], image="")  # JOB-IMAGE: an error on a cluster
-    submission = submit_checked(backend, given_job(job))
+    submission = submit_checked(backend, given_job(job, site=example_site()))
     assert submission.result is None
     assert "JOB-IMAGE" in {f.rule_id for f in submission.blocking}
     assert all(f in submission.findings for f in submission.blocking)
@@ -49,7 +50,7 @@ def _bucket_output(job):
 def test_an_rlark_only_error_does_not_block_a_kuberay_submit(kuberay) -> None:
     from test_kuberay_backend import claim
 
-    planned = given_job(_bucket_output(demo_job()))
+    planned = given_job(_bucket_output(demo_job()), site=example_site())
     rlark_errors = {f.rule_id for f in planned.findings if f.severity.value == "error"}
     assert "JOB-STORAGE-SOURCE" in rlark_errors  # it would block the RLark Job
     weighed = weighed_findings(planned, ExportOptions())  # what a KubeRay backend exports
@@ -66,7 +67,7 @@ def test_an_rlark_only_error_does_not_block_a_kuberay_submit(kuberay) -> None:
 def test_a_kuberay_error_blocks_a_kuberay_submit_at_its_field(kuberay) -> None:
     job = demo_job()
     job.roles[1] = replace(job.roles[1], image="")  # no image: an error there too
-    submission = submit_checked(kuberay.backend(), given_job(job))
+    submission = submit_checked(kuberay.backend(), given_job(job, site=example_site()))
     assert submission.result is None and kuberay.object("RayJob", "demo") is None
     stopping = {(f.rule_id, f.path) for f in submission.blocking}
     assert any(
@@ -76,7 +77,7 @@ def test_a_kuberay_error_blocks_a_kuberay_submit_at_its_field(kuberay) -> None:
 
 
 def test_other_backends_weigh_the_rlark_jobs_findings(tmp_path) -> None:
-    planned = given_job(_bucket_output(demo_job()))
+    planned = given_job(_bucket_output(demo_job()), site=example_site())
     assert weighed_findings(planned) == planned.findings
     local = open_backend("local", workspace=tmp_path)
     weighed = submission_findings(local, planned)  # no export: the RLark Job's own findings
@@ -110,8 +111,8 @@ def _qwen_planned():
     from rlark_widgets.rlinf import GpuLayout, load_config
 
     config = load_config(str(example_configs()["qwen2.5-7b-grpo-megatron"]))
-    inventory = load_inventory(example_inventories()["gpu-cloud"])
-    return plan_job(PlanRequest(config, GpuLayout.parse(8), inventory))
+    inventory = load_inventory(example_inventories()["gpu-cloud"], site=example_site())
+    return plan_job(PlanRequest(config, GpuLayout.parse(8), inventory, site=example_site()))
 
 
 def test_the_kuberay_export_starts_from_the_planned_job() -> None:
@@ -125,7 +126,9 @@ def test_the_kuberay_export_starts_from_the_planned_job() -> None:
     assert exported.manifest is not None and exported.manifest["kind"] == "RayJob"
     planning = planned.planning_findings
     assert exported.findings[: len(planning)] == planning
-    direct = export_checked(planned.job, planned.report, planned.inventory)
+    direct = export_checked(
+        given_job(planned.job, planned.report, planned.inventory, site=example_site())
+    )
     assert exported.findings[len(planning) :] == direct.findings
     assert not any(f.path.startswith("spec.tasks[") for f in exported.findings)
     groups = exported.manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"]

@@ -8,16 +8,18 @@ import pytest
 from corpus import PRIMARY
 
 from rlark_widgets.findings import Severity
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlark.schema import schema_findings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import parse_job_yaml, render_job_yaml
 from rlark_widgets.rlinf import ConfigLoadError, inspect_config
 
 INVENTORY = load_inventory(
-    Path(__file__).resolve().parents[1] / "rlark_widgets/examples/inventories/mixed-robots.yaml"
+    Path(__file__).resolve().parents[1] / "rlark_widgets/examples/inventories/mixed-robots.yaml",
+    site=example_site(),
 )
 REJECTED = {
     "examples/embodiment/config/realworld_dual_franka_dagger_openpi.yaml": (
@@ -64,11 +66,15 @@ def test_plan_is_sound(relative: str, corpus_config) -> None:
             assert any(k.startswith("rlinf.io/device-") for k in role.devices), role
         else:
             assert not role.devices
-    job = build_job(plan, JobSettings(image="registry.example.com/rlinf:v0.3.0"))
-    assert schema_findings(job.to_manifest()) == []
-    assert parse_job_yaml(render_job_yaml(job)) == job
+    job = build_job(
+        plan, JobSettings(image="registry.example.com/rlinf:v0.3.0"), site=example_site()
+    )
+    assert schema_findings(job.to_manifest(), site=example_site()) == []
+    assert parse_job_yaml(render_job_yaml(job), site=example_site()) == job
     blocking = {
-        f.rule_id for f in check_job(job, report, INVENTORY) if f.severity is Severity.ERROR
+        f.rule_id
+        for f in given_job(job, report, INVENTORY, site=example_site()).findings
+        if f.severity is Severity.ERROR
     }
     assert not blocking & {
         "PLN-WORKER-COUNT",
@@ -120,6 +126,12 @@ def test_unknown_entry_point_is_a_placeholder_the_rules_block(corpus_config) -> 
         8,
         search_gpus=False,
     )
-    job = build_job(plan_roles(report), JobSettings(image="registry.example.com/rlinf:v0.3.0"))
+    job = build_job(
+        plan_roles(report),
+        JobSettings(image="registry.example.com/rlinf:v0.3.0"),
+        site=example_site(),
+    )
     assert 'python "$ENTRY" --config-path' in job.run_script
-    assert "JOB-RUN-SCRIPT-ENTRY" in {f.rule_id for f in check_job(job, report)}
+    assert "JOB-RUN-SCRIPT-ENTRY" in {
+        f.rule_id for f in given_job(job, report, site=example_site()).findings
+    }

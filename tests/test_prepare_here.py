@@ -18,6 +18,7 @@ from rlark_widgets.cli import main
 from rlark_widgets.examples import example_configs
 from rlark_widgets.pipeline import PlanRequest, given_job, plan_job, submit_checked
 from rlark_widgets.rlark.build import JobSettings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import parse_job_yaml, render_job_yaml
 from rlark_widgets.rlinf import GpuLayout, load_config
 from rlark_widgets.ui.session import Session, finding_key
@@ -37,7 +38,9 @@ def job_yaml(tmp_path: Path) -> tuple[Path, Path]:
     ran = tmp_path / "prepare-ran"
     config = load_config(example_configs()["local_rehearsal_2node"])
     settings = JobSettings(name="theirs", prepare_script=f"touch {ran}\n")
-    planned = plan_job(PlanRequest(config, GpuLayout.parse(2), settings=settings))
+    planned = plan_job(
+        PlanRequest(config, GpuLayout.parse(2), settings=settings, site=example_site())
+    )
     assert planned.job is not None
     path = tmp_path / "theirs.yaml"
     path.write_text(render_job_yaml(planned.job), encoding="utf-8")
@@ -89,7 +92,9 @@ def test_a_no_on_the_terminal_submits_nothing(
 
 def test_the_warning_names_every_role_with_a_prepare_script(tmp_path: Path) -> None:
     path, _ = job_yaml(tmp_path)
-    planned = given_job(parse_job_yaml(path.read_text(encoding="utf-8")))
+    planned = given_job(
+        parse_job_yaml(path.read_text(encoding="utf-8"), site=example_site()), site=example_site()
+    )
     backend = LocalBackend(tmp_path / "ws")
     asked: list[list[str]] = []
 

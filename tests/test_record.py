@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.facts import RecordFacts
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlark.record import RecordError, build_record
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import inspect_config, load_text
 
 CONFIG = """\
@@ -34,10 +35,12 @@ def _record(facts: RecordFacts | None = None, env: dict | None = None):
         load_text(CONFIG, "demo.yaml", ["runner.max_epochs=3"]), 8, search_gpus=False
     )
     plan = plan_roles(report)
-    job = build_job(plan, JobSettings(image="registry.example.com/rlinf:v0.3.0"))
+    job = build_job(
+        plan, JobSettings(image="registry.example.com/rlinf:v0.3.0"), site=example_site()
+    )
     job.roles[1].env.update(env or {})
-    findings = check_job(job, report, facts=facts)
-    return build_record(plan, job, findings, facts), job
+    findings = given_job(job, report, facts=facts, site=example_site()).findings
+    return build_record(plan, job, findings, facts, site=example_site()), job
 
 
 def test_record_holds_config_plan_versions_and_locations() -> None:
@@ -78,7 +81,7 @@ def test_missing_facts_are_listed_not_invented() -> None:
 
 def test_secrets_never_reach_the_record(tmp_path: Path) -> None:
     record, job = _record(env={"AWS_ACCESS_KEY_ID": SECRET})
-    assert any(f.rule_id == "SEC-SECRET" for f in check_job(job))
+    assert any(f.rule_id == "SEC-SECRET" for f in given_job(job, site=example_site()).findings)
     out = record.write(tmp_path / "record")
     for file in out.rglob("*"):
         if file.is_file():
@@ -116,7 +119,7 @@ def test_the_record_names_the_site_profile_and_its_example_values() -> None:
     from rlark_widgets.rlinf import GpuLayout, load_config
 
     config = load_config(example_configs()["local_rehearsal_2node"])
-    planned = plan_job(PlanRequest(config, GpuLayout.parse(2)))
+    planned = plan_job(PlanRequest(config, GpuLayout.parse(2), site=example_site()))
     record = build_record(planned.plan, planned.job, planned.findings, site=planned.site)
     site = json.loads(record.files["site.json"])
     assert "EXAMPLE" in site["note"] and "jobApi" in site["example_fields"]

@@ -36,6 +36,7 @@ from rlark_widgets.resume import (
     with_resume_dir,
 )
 from rlark_widgets.rlark.job import Job
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.ui.session import Session
 from rlark_widgets.ui.steps.monitor import MonitorStep
 
@@ -121,7 +122,7 @@ def stopped_run(workspace: Path, job: Job, steps: dict[int, bool]) -> Path:
     readable actor/ shard) under its checkpoint directory; returns that directory."""
     where = JobDir.of(workspace, job.name)
     backend = LocalBackend(workspace)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     where.file("job.yaml").parent.mkdir(parents=True, exist_ok=True)
     from rlark_widgets.rlark.yaml_io import render_job_yaml
 

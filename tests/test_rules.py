@@ -22,6 +22,7 @@ from rlark_widgets.rlark.inventory import inventory_from_dict
 from rlark_widgets.rlark.job import Job, Mount
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlark.rules import RULES, RuleContext, evaluate
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import ConfigReport, inspect_config, load_text
 
 # --- baseline --------------------------------------------------------------------------------
@@ -92,7 +93,8 @@ INVENTORY = inventory_from_dict(
             {**_node("prod-gpu-0", "cloud", 8), "cluster": "prod"},
         ],
         "storageClasses": ["oss-rlinf"],
-    }
+    },
+    site=example_site(),
 )
 
 
@@ -122,7 +124,7 @@ def baseline_job(report: ConfigReport) -> Job:
     settings = JobSettings(
         image=IMAGE, mounts=[OUTPUT], prepare_script="source /opt/venv/bin/activate"
     )
-    return build_job(plan, settings)
+    return build_job(plan, settings, site=example_site())
 
 
 # --- edits and scenarios ---------------------------------------------------------------------
@@ -185,7 +187,7 @@ def scenario(*edits: Edit, config: dict | None = None, **context) -> Builder:
         for edit in edits:
             edit(target)
         defaults = {"inventory": INVENTORY, "target_cluster": "lab", "facts": FACTS}
-        return RuleContext(target, report, **{**defaults, **context})
+        return RuleContext(target, report, **{**defaults, **context}, site=example_site())
 
     return build
 

@@ -31,6 +31,7 @@ from rlark_widgets.monitor.snapshot import (
     STOPPED,
     SUCCEEDED,
     Checkpoint,
+    JobPhase,
     JobSnapshot,
     RayMember,
     RunInfo,
@@ -39,6 +40,7 @@ from rlark_widgets.monitor.snapshot import (
 )
 from rlark_widgets.monitor.summary import summary_lines
 from rlark_widgets.rlark.job import Job, Mount, Role
+from rlark_widgets.rlark.site import example_site
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -65,7 +67,7 @@ def snapshot(**fields) -> JobSnapshot:
         WorkerSnapshot("header", 0, 0, "demo-header-0", STOPPED, reason="Stopped", head=True),
         WorkerSnapshot("workers", 0, 1, "demo-workers-0", STOPPED, reason="NotStarted"),
     ]
-    snap = JobSnapshot("demo", "local", 10_000.0, phase="Stopped", expected_workers=2)
+    snap = JobSnapshot("demo", "local", 10_000.0, phase=JobPhase.STOPPED, expected_workers=2)
     snap.workers, snap.rehearsal, snap.run_script_state = workers, True, "stopped"
     snap.run = RunInfo("a" * 32, 9_970.0)
     for key, value in fields.items():
@@ -105,7 +107,7 @@ def test_a_finished_run_that_still_holds_workers_says_stop_releases_them() -> No
         "placement verified: 20 processes on 2 nodes as planned",
     )
     snap = snapshot(
-        phase="Succeeded", run_script_state="succeeded", workers=workers, verdict=verdict
+        phase=JobPhase.SUCCEEDED, run_script_state="succeeded", workers=workers, verdict=verdict
     )
     result = diagnose(snap)
     assert result.ok and result.title == (
@@ -123,7 +125,7 @@ def test_a_finished_run_that_still_holds_workers_says_stop_releases_them() -> No
 
 def test_a_failed_rehearsal_names_its_reason_in_the_diagnosis() -> None:
     verdict = Verdict(False, "REHEARSAL FAILED: Worker workers/0 (rank 1) never joined Ray")
-    snap = snapshot(phase="Failed", run_script_state="failed", verdict=verdict, workers=[])
+    snap = snapshot(phase=JobPhase.FAILED, run_script_state="failed", verdict=verdict, workers=[])
     snap.run_script_exit_code, snap.log_tail = 1, ["some other last line"]
     snap.workers = [
         WorkerSnapshot("header", 0, 0, "h", RUNNING, head=True),
@@ -248,7 +250,7 @@ def local_job(tmp_path: Path, name: str = "again") -> tuple[LocalBackend, JobDir
         annotations={"rlark.io/checkpoint-dir": "/mnt/output/ckpt"},
     )
     where = JobDir.of(tmp_path, name)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     where.write("spec.json", spec.to_json())
     plan = build_plan(job, where, backend.options, None, None, MountMap.for_job(job, where.root))
     where.write("plan.json", plan)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from rlark_widgets.rlark.inventory import InventoryError, load_inventory
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import JobYamlError, parse_job_yaml
 from rlark_widgets.rlinf import ConfigLoadError, load_config, load_text
 
@@ -27,11 +28,11 @@ def test_config_file_bomb(tmp_path: Path) -> None:
 
 def test_job_yaml_and_inventory_bombs(tmp_path: Path) -> None:
     with pytest.raises(JobYamlError, match="alias bomb"):
-        parse_job_yaml(BOMB)
+        parse_job_yaml(BOMB, site=example_site())
     file = tmp_path / "nodes.yaml"
     file.write_text(BOMB)
     with pytest.raises(InventoryError, match="alias bomb"):
-        load_inventory(file)
+        load_inventory(file, site=example_site())
 
 
 def test_a_few_anchors_are_fine() -> None:
@@ -54,12 +55,12 @@ def test_size_limit_is_5_mb_and_configurable(tmp_path: Path, monkeypatch) -> Non
     with pytest.raises(ConfigLoadError, match=r"larger than 5.0 MB"):
         load_text(big, "upload.yaml")
     with pytest.raises(InventoryError, match=r"nodes.yaml is 5.2 MB; inputs over 5.0 MB") as error:
-        load_inventory(inventory)
+        load_inventory(inventory, site=example_site())
     assert "RLARK_MAX_INPUT_MB" in error.value.fix
 
     monkeypatch.setenv("RLARK_MAX_INPUT_MB", "6")
     assert load_text(big, "upload.yaml").composed.cluster.num_nodes == 1
-    assert load_inventory(inventory).nodes == ()
+    assert load_inventory(inventory, site=example_site()).nodes == ()
     monkeypatch.setenv("RLARK_MAX_INPUT_MB", "0.001")
     with pytest.raises(ConfigLoadError, match=r"larger than 0.0 MB"):
         load_text("cluster: {num_nodes: 1}\n" + padding * 2, "upload.yaml")

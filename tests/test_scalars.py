@@ -19,6 +19,7 @@ from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.scalars import HEALTHY, SLOW, STALLED, ScalarSeries, step_pace
 from rlark_widgets.monitor.snapshot import (
     RUNNING,
+    JobPhase,
     JobSnapshot,
     Progress,
     RayMember,
@@ -88,7 +89,7 @@ def test_the_pace_is_healthy_slow_or_stalled_against_the_median_step_time():
 
 
 def running_snapshot(now: float, scalars: dict[str, ScalarSeries]) -> JobSnapshot:
-    snap = JobSnapshot("demo", "kubernetes", now, phase="Running", expected_workers=1)
+    snap = JobSnapshot("demo", "kubernetes", now, phase=JobPhase.RUNNING, expected_workers=1)
     snap.workers = [WorkerSnapshot("header", 0, 0, "demo-header-0", RUNNING, head=True)]
     snap.members = [RayMember("n0", "10.0.0.1", "ALIVE", True, 0)]
     snap.progress = Progress(config_saved=True)

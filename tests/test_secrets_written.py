@@ -23,9 +23,10 @@ from test_cli_jobs import cli, write_kubeconfig
 from test_job_roundtrip import BASE
 from test_kubernetes_backend import demo_job
 
-from rlark_widgets.rlark.check import check_job
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.job import Job
 from rlark_widgets.rlark.secrets import find_secrets, redact
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 
 PASSWORD = "Tr0ub4dor-" + "horse"  # bound to a secret name only: no shape gives it away
@@ -135,7 +136,7 @@ def test_findings_of_a_job_never_echo_its_secrets_in_any_language() -> None:
     job = demo_job()
     job.roles[0].env = {"HF_TOKEN": "hf_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXyZ"}
     job.roles[1].image = "registry.example.com/rlinf:" + "hf_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXyZ"
-    findings = check_job(job)
+    findings = given_job(job, site=example_site()).findings
     secret = "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXyZ"
     shown = [
         text
@@ -151,7 +152,7 @@ def test_a_base64_wrapped_private_key_in_ssh_keys_is_an_error() -> None:
     wrapped = base64.b64encode(PEM_KEY.encode()).decode()
     job = demo_job()
     job.ssh_keys = ["ana-laptop", wrapped]
-    rules = {(f.rule_id, f.path) for f in check_job(job)}
+    rules = {(f.rule_id, f.path) for f in given_job(job, site=example_site()).findings}
     assert ("SEC-SSH-PRIVATE", "spec.sshKeys[1]") in rules
     assert ("SEC-SECRET", "spec.sshKeys[1]") not in rules  # one finding, the SSH-specific one
 
@@ -277,7 +278,7 @@ def test_a_server_url_with_credentials_is_not_echoed(kube, tmp_path: Path, capsy
 
 
 def test_a_job_read_back_keeps_planted_values_out_of_its_yaml_preview() -> None:
-    job = Job.from_manifest(copy.deepcopy(BASE))
+    job = Job.from_manifest(copy.deepcopy(BASE), site=example_site())
     job.labels["t"] = PLANTED_TOKEN
     assert PLANTED_TOKEN not in redact(render_job_yaml(job))
 

@@ -44,11 +44,12 @@ from rlark_widgets.backends.local.layout import JobDir
 from rlark_widgets.backends.local.ray_nodes import ray_start_argv, worker_script
 from rlark_widgets.backends.local.spec import LocalOptions, build_spec
 from rlark_widgets.monitor.links import kube_links, local_links
-from rlark_widgets.pipeline import PlanRequest, plan_job
+from rlark_widgets.pipeline import PlanRequest, given_job, plan_job
 from rlark_widgets.rlark.build import JobSettings, container_config_dir, output_key
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Job
 from rlark_widgets.rlark.kuberay.manifest import ExportOptions, export_job
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import GpuLayout, load_text
 from rlark_widgets.rlinf.errors import ConfigLoadError
 
@@ -202,7 +203,13 @@ def planned(config: dict[str, Any], source: str, overrides: list[str], form: Job
     text = yaml.safe_dump(config, allow_unicode=True)
     loaded = load_text(text, source=source, overrides=overrides)
     return plan_job(
-        PlanRequest(loaded, GpuLayout.parse(8), load_inventory(INVENTORY), settings=form)
+        PlanRequest(
+            loaded,
+            GpuLayout.parse(8),
+            load_inventory(INVENTORY, site=example_site()),
+            settings=form,
+            site=example_site(),
+        )
     )
 
 
@@ -377,7 +384,7 @@ def start_params_argv(role_gpus: int, devices: dict[str, int], head: bool) -> li
 
 
 def check_kuberay(bash: Bash, job: Job) -> None:
-    manifest = export_job(job, ExportOptions(node_groups=True)).manifest
+    manifest = export_job(job, ExportOptions(node_groups=True), site=example_site()).manifest
     if manifest is None:
         return
     spec = manifest["spec"]
@@ -404,7 +411,7 @@ def check_kuberay(bash: Bash, job: Job) -> None:
 
 def check_local(bash: Bash, job: Job) -> None:
     options = LocalOptions("127.0.0.2", "rehearsal", 10, 10, 1, 1, 0.1)
-    spec = build_spec(job, JobDir(bash.root / "jobs" / "x"), options)
+    spec = build_spec(job, JobDir(bash.root / "jobs" / "x"), options, site=example_site())
     ports = dict.fromkeys(
         (
             "gcs",
@@ -511,12 +518,13 @@ def test_a_nul_byte_is_refused_naming_the_field(leaf: tuple[Any, ...]) -> None:
 
 
 def test_a_nul_byte_in_a_job_field_is_refused_there(base_job: Job) -> None:
-    from rlark_widgets.rlark.check import check_job
 
     job = copy.deepcopy(base_job)
     job.roles[1].env["ROBOT_MODE"] = "re\x00al"
     job.roles[0].name = "hea\x00der"
-    paths = {f.path for f in check_job(job) if f.rule_id == "VALUE-NUL"}
+    paths = {
+        f.path for f in given_job(job, site=example_site()).findings if f.rule_id == "VALUE-NUL"
+    }
     assert paths == {"spec.tasks[0].name", "spec.tasks[1].template.spec.containers[0].env[0].value"}
 
 
@@ -543,7 +551,7 @@ def test_shellcheck_finds_nothing_in_the_scripts_we_write(
         job = copy.deepcopy(base_job)
         for path in sorted(job_fields(base_job), key=lambda p: p[-1][0] == "key"):
             set_job_field(job, path, value + str(len(scripts)) + str(path))
-        manifest = export_job(job, ExportOptions(node_groups=True)).manifest
+        manifest = export_job(job, ExportOptions(node_groups=True), site=example_site()).manifest
         assert manifest is not None
         cluster = manifest["spec"]["rayClusterSpec"]
         for group in [cluster["headGroupSpec"], *cluster["workerGroupSpecs"]]:

@@ -111,7 +111,7 @@ def test_unknown_categories_are_kept_as_reported_with_an_info(site) -> None:
             {"name": "n2", "labels": {}},
         ]
     }
-    inventory = inventory_from_dict(data, "x", site)
+    inventory = inventory_from_dict(data, "x", site=site)
     assert [n.category for n in inventory.nodes] == ["gpu-server", "spot-pool", None]
     (finding,) = inventory_findings(inventory)
     assert finding.rule_id == "INV-CATEGORY" and finding.severity.value == "info"
@@ -145,7 +145,7 @@ def test_plan_uses_the_sites_labels_values_api_and_checkout(site, lab: Cluster) 
     assert not [name for name in EXAMPLE_NAMES if name in text], text
     assert not [f for f in planned.findings if f.rule_id in ("JOB-SCHEMA", "JOB-SELECTOR-CLUSTER")]
     # the example's CRD refuses this Job; the site's accepts it
-    assert schema_findings(manifest) and not schema_findings(manifest, site)
+    assert schema_findings(manifest, site=example_site()) and not schema_findings(manifest, site)
     assert crd(site)["metadata"]["name"] == "trainingjobs.train.example.org"
 
 

@@ -18,6 +18,7 @@ from rlark_widgets.backends.local.rehearsal import _tensorboard
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.notices import STALL, notices
+from rlark_widgets.monitor.snapshot import JobPhase
 from rlark_widgets.monitor.summary import inside_lines
 from rlark_widgets.ui.app import App
 from rlark_widgets.ui.session import Session
@@ -31,7 +32,7 @@ def test_an_ended_run_has_no_pace_and_never_stalls() -> None:
     late = 1090.0 + 150  # ten median steps after the last one
     assert dataclasses.replace(running, time=late).pace.state == "stalled"  # type: ignore[union-attr]
     for ended in (
-        snap("Succeeded", (10,), now=late),
+        snap(JobPhase.SUCCEEDED, (10,), now=late),
         dataclasses.replace(snap(steps=(10,), now=late), run_script_state="succeeded"),
     ):
         assert ended.pace is None

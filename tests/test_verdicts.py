@@ -18,6 +18,7 @@ from rlark_widgets.examples import example_configs
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.pipeline import PlanRequest, plan_job
 from rlark_widgets.rlark.build import JobSettings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.rlinf import GpuLayout, load_config
 
@@ -62,7 +63,11 @@ def test_submit_of_a_job_yaml_says_before_it_starts_that_placement_is_not_verifi
     tmp_path: Path, capsys
 ) -> None:
     config = load_config(example_configs()["local_rehearsal_2node"])
-    planned = plan_job(PlanRequest(config, GpuLayout.uniform(2), settings=JobSettings(name="bare")))
+    planned = plan_job(
+        PlanRequest(
+            config, GpuLayout.uniform(2), settings=JobSettings(name="bare"), site=example_site()
+        )
+    )
     assert planned.job is not None
     job_file = tmp_path / "bare.yaml"
     job_file.write_text(render_job_yaml(planned.job))

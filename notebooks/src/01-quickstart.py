@@ -39,11 +39,12 @@ import pandas as pd
 
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.findings import has_errors
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import dump_yaml, render_job_yaml
 from rlark_widgets.rlinf import inspect_config, load_config
 
@@ -147,7 +148,7 @@ assert node0.min_accelerators_needed == 8 == report.min_gpus_per_node
 # 标签名称和值由当前 RLark 环境定义，请向平台管理员确认，不要猜测。
 
 # %%
-inventory = load_inventory(example_inventories()["gpu-cloud"])
+inventory = load_inventory(example_inventories()["gpu-cloud"], site=example_site())
 plan = plan_roles(report, inventory, template="custom")
 print("started from the console template:", plan.template)
 for role in plan.roles:
@@ -185,7 +186,7 @@ settings = JobSettings(
     mounts=[Mount("output", "storage", "oss-rlinf", "/mnt/output")],
     output_mount="/mnt/output",
 )
-job = build_job(plan, settings)
+job = build_job(plan, settings, site=example_site())
 print(render_job_yaml(job))
 
 # %%
@@ -209,7 +210,7 @@ assert "component_placement" not in render_job_yaml(job)  # placement stays in t
 # - **warning**: needs a conscious "yes";
 # - **info**: teaches.
 #
-# Config findings come from `inspect_config`. Job findings come from `check_job`.
+# Config findings come from `inspect_config`. Job findings come from `given_job`.
 
 # %% [markdown] lang="zh"
 # > 自带的示例文件是 RLinf 配置的裁剪副本。Job 中记录了每个示例在 RLinf 中的原始路径（这里是
@@ -225,10 +226,10 @@ assert "component_placement" not in render_job_yaml(job)  # placement stays in t
 # - **警告**：需要你明确确认；
 # - **提示**：用于说明。
 #
-# 配置的检查结果来自 `inspect_config`，Job 的检查结果来自 `check_job`。
+# 配置的检查结果来自 `inspect_config`，Job 的检查结果来自 `given_job`。
 
 # %%
-findings = [*report.findings, *check_job(job, report, inventory)]
+findings = given_job(job, report, inventory, site=example_site()).findings
 show(findings)
 print()
 print(Counter(f.severity.value for f in findings))

@@ -49,11 +49,12 @@ import pandas as pd
 
 from rlark_widgets.examples import example_configs
 from rlark_widgets.exercises import check_prediction
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import inventory_from_dict
 from rlark_widgets.rlark.job import Job, Mount, Role
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import inspect_config, load_config
 
 IMAGE = "registry.example.com/rlinf:v0.3.0-cuda12.4"
@@ -91,7 +92,8 @@ lab = inventory_from_dict(
             }
             for i in range(4)
         ],
-    }
+    },
+    site=example_site(),
 )
 print("cluster.num_nodes =", report.cluster.num_nodes)
 print("component_placement =", config.get("cluster.component_placement"))
@@ -114,7 +116,7 @@ print("inventory nodes:", [n.name for n in lab.nodes])
 
 # %%
 plan = plan_roles(report, lab)
-job = build_job(plan, JobSettings(image=IMAGE))
+job = build_job(plan, JobSettings(image=IMAGE), site=example_site())
 manifest = job.to_manifest()
 print("kind:", manifest["kind"], "| apiVersion:", manifest["apiVersion"])
 for task in manifest["spec"]["tasks"]:
@@ -187,7 +189,7 @@ for role in plan.roles:  # rank = Workers of the roles before + worker index
 my_prediction = None  # e.g. 0
 
 # %%
-reordered = build_job(plan, JobSettings(image=IMAGE))
+reordered = build_job(plan, JobSettings(image=IMAGE), site=example_site())
 reordered.roles.reverse()
 header_rank = next(list(ranks) for role, ranks in reordered.node_rank_ranges() if role.head)[0]
 print(check_prediction(my_prediction, header_rank))
@@ -200,14 +202,14 @@ assert header_rank == 3
 # Suppose all three get the same node selection, which matches our four nodes. The roles do **not**
 # share Workers or GPUs. Each role creates its own four Workers, with their own resources and node
 # ranks, so RLark tries to create **12** Workers. RLinf does not merge Ray nodes by hostname either.
-# `check_job` compares the Job with the config.
+# `given_job` compares the Job with the config.
 
 # %% [markdown] lang="zh"
 # ## 3. 三个角色选择同一批 4 个节点，会创建 12 个 Worker
 #
 # 控制台的强化学习任务模板预填三个角色：Actor、Rollout 和 Environment。假设三个角色使用相同的节点选择，都匹配我们的
 # 4 个节点。这些角色**不会**共用 Worker 或 GPU：每个角色分别创建自己的 4 个 Worker，分别申请资源、获得节点编号，
-# 所以 RLark 会尝试创建 **12** 个 Worker。RLinf 也不会按 hostname 合并 Ray 节点。`check_job` 会把 Job 与配置对比。
+# 所以 RLark 会尝试创建 **12** 个 Worker。RLinf 也不会按 hostname 合并 Ray 节点。`given_job` 会把 Job 与配置对比。
 
 # %%
 same_nodes = {"rlark.io/cluster": "lab-a", "gpu.model": "a800"}
@@ -220,7 +222,7 @@ three_roles = Job(
         Role("Environment", 4, image=IMAGE, gpus=8, node_selector=same_nodes),
     ],
 )
-findings = check_job(three_roles, report, lab)
+findings = given_job(three_roles, report, lab, site=example_site()).findings
 print("Workers:", three_roles.total_workers, "| cluster.num_nodes:", report.cluster.num_nodes)
 print(
     "GPUs requested:",
@@ -308,18 +310,22 @@ print("the plan's Header:", [(r.name, r.replicas, r.node_ranks) for r in plan.ro
 show(findings, "PLN-HEADER")
 print()
 
-two_heads = build_job(plan, JobSettings(image=IMAGE))
+two_heads = build_job(plan, JobSettings(image=IMAGE), site=example_site())
 two_heads.roles[1].head = True  # the 3-Worker role too
-header_last = build_job(plan, JobSettings(image=IMAGE))
+header_last = build_job(plan, JobSettings(image=IMAGE), site=example_site())
 header_last.roles.reverse()  # the Header's Worker now gets RLINF_NODE_RANK 3
 for name, bad in (("two Header roles", two_heads), ("Header not first", header_last)):
     print(f"[{name}]")
-    show(check_job(bad, report, lab), "PLN-HEADER")
+    show(given_job(bad, report, lab, site=example_site()).findings, "PLN-HEADER")
 
-assert "PLN-HEADER" not in rule_ids(check_job(job, report, lab))  # the plan itself is fine
+assert "PLN-HEADER" not in rule_ids(
+    given_job(job, report, lab, site=example_site()).findings
+)  # the plan itself is fine
 assert "PLN-HEADER" in rule_ids(findings)
-assert "PLN-HEADER" in rule_ids(check_job(two_heads, report, lab))
-assert "PLN-HEADER-RANK0" in rule_ids(check_job(header_last, report, lab))
+assert "PLN-HEADER" in rule_ids(given_job(two_heads, report, lab, site=example_site()).findings)
+assert "PLN-HEADER-RANK0" in rule_ids(
+    given_job(header_last, report, lab, site=example_site()).findings
+)
 
 # %% [markdown] lang="en"
 # ## 6. A Worker is not a PyTorch process
@@ -412,6 +418,7 @@ with_helpers = build_job(
         tensorboard_log_dir="/mnt/output/tensorboard",
         network_domain="cross-cluster-a",
     ),
+    site=example_site(),
 )
 spec = with_helpers.to_manifest()["spec"]
 print("spec.tensorboard:", spec["tensorboard"], "| spec.networkDomain:", spec["networkDomain"])
@@ -421,14 +428,18 @@ print(
 )
 print("Workers without these fields:", job.total_workers, "| with:", with_helpers.total_workers)
 
-outside = build_job(plan, JobSettings(image=IMAGE, tensorboard_log_dir="/tmp/tb"))
-show(check_job(outside, report, lab), "JOB-TENSORBOARD")
+outside = build_job(
+    plan, JobSettings(image=IMAGE, tensorboard_log_dir="/tmp/tb"), site=example_site()
+)
+show(given_job(outside, report, lab, site=example_site()).findings, "JOB-TENSORBOARD")
 
 assert with_helpers.total_workers == job.total_workers == report.cluster.num_nodes
 assert all(
     [c["name"] for c in t["template"]["spec"]["containers"]] == ["main"] for t in spec["tasks"]
 )
-assert "JOB-TENSORBOARD" not in rule_ids(check_job(with_helpers, report, lab))
+assert "JOB-TENSORBOARD" not in rule_ids(
+    given_job(with_helpers, report, lab, site=example_site()).findings
+)
 
 # %% [markdown] lang="en"
 # ## What to remember

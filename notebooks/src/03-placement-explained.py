@@ -29,9 +29,10 @@ import pandas as pd
 
 from rlark_widgets.examples import example_configs
 from rlark_widgets.exercises import check_prediction
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import (
     expand_placement,
     gpu_requirements,
@@ -345,10 +346,10 @@ sac = inspect_config(load_config(CONFIGS["maniskill_sac_mlp_async_decoupled"]), 
 sac_plan = plan_roles(sac)
 print("planned:", [(r.name, r.replicas, r.gpus) for r in sac_plan.roles])
 for gpus in (1, 4):
-    job = build_job(sac_plan, JobSettings(image=IMAGE))
+    job = build_job(sac_plan, JobSettings(image=IMAGE), site=example_site())
     job.roles[0].gpus = gpus
     print(f"[{gpus} GPU(s) per Worker]")
-    show(check_job(job, sac), "PLN-GPU-COVER", "PLN-IDLE-GPU")
+    show(given_job(job, sac, site=example_site()).findings, "PLN-GPU-COVER", "PLN-IDLE-GPU")
 
 qwen_plan = plan_roles(qwen7b)
 total = sum(r.replicas * r.gpus for r in qwen_plan.roles)

@@ -40,9 +40,9 @@ import pandas as pd
 
 from rlark_widgets.examples import example_configs, example_inventories
 from rlark_widgets.monitor.diagnosis import diagnose
-from rlark_widgets.monitor.snapshot import JobSnapshot, RayMember, WorkerSnapshot
+from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot, RayMember, WorkerSnapshot
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlark.site import CONSOLE_CATEGORIES, example_site
@@ -68,7 +68,7 @@ def rule_ids(findings):
     return {f.rule_id for f in findings}
 
 
-inventory = load_inventory(example_inventories()["mixed-robots"])
+inventory = load_inventory(example_inventories()["mixed-robots"], site=example_site())
 config = load_config(example_configs()["realworld_peginsertion_rlpd_cnn_async_2arms"])
 report = inspect_config(config, gpus=8)
 for group in report.cluster.node_groups:
@@ -92,7 +92,7 @@ for group in report.cluster.node_groups:
 
 # %%
 plan = plan_roles(report, inventory)
-job = build_job(plan, JobSettings(image=IMAGE))
+job = build_job(plan, JobSettings(image=IMAGE), site=example_site())
 pd.DataFrame(
     [
         {
@@ -232,13 +232,15 @@ print()
 no_inventory = plan_roles(report)
 show(no_inventory.findings, "PLN-DEVICE-NAME")
 print()
-no_device = build_job(plan, JobSettings(image=IMAGE))
+no_device = build_job(plan, JobSettings(image=IMAGE), site=example_site())
 no_device.roles[1].devices = {}
-show(check_job(no_device, report, inventory), "PLN-DEVICE-COVER")
+show(given_job(no_device, report, inventory, site=example_site()).findings, "PLN-DEVICE-COVER")
 
 assert limits == {"rlinf.io/device-franka": 1}
 assert "ROBOT_IP_FOR_RANK1" not in render_job_yaml(job)  # robot addresses never go into the Job
-assert "PLN-DEVICE-COVER" in rule_ids(check_job(no_device, report, inventory))
+assert "PLN-DEVICE-COVER" in rule_ids(
+    given_job(no_device, report, inventory, site=example_site()).findings
+)
 
 # %% [markdown] lang="en"
 # ## 4. Controller-only nodes still need a Worker
@@ -290,7 +292,12 @@ print("Ray nodes with component processes:", sorted(dual_report.expansion.per_no
 for role in dual_plan.roles:
     print(f"role {role.name!r}: RLINF_NODE_RANK {list(role.node_ranks)} -> {role.why[0]}")
 show(
-    check_job(build_job(dual_plan, JobSettings(image=IMAGE)), dual_report, inventory),
+    given_job(
+        build_job(dual_plan, JobSettings(image=IMAGE), site=example_site()),
+        dual_report,
+        inventory,
+        site=example_site(),
+    ).findings,
     "PLN-CONTROLLER",
 )
 
@@ -340,11 +347,13 @@ print("planned GPUs per Worker:", {r.name: r.gpus for r in dual_plan.roles})
 
 # %%
 for franka_workers in (1, 3):
-    wrong = build_job(plan, JobSettings(image=IMAGE))
+    wrong = build_job(plan, JobSettings(image=IMAGE), site=example_site())
     wrong.roles[1].replicas = franka_workers
     print(f"[{wrong.total_workers} Workers for cluster.num_nodes={report.cluster.num_nodes}]")
-    show(check_job(wrong, report, inventory), "PLN-WORKER-COUNT")
-    assert "PLN-WORKER-COUNT" in rule_ids(check_job(wrong, report, inventory))
+    show(given_job(wrong, report, inventory, site=example_site()).findings, "PLN-WORKER-COUNT")
+    assert "PLN-WORKER-COUNT" in rule_ids(
+        given_job(wrong, report, inventory, site=example_site()).findings
+    )
 
 
 # %% [markdown] lang="en"
@@ -372,7 +381,7 @@ def snapshot(ranks):
         "peg-insertion",
         "kubernetes",
         1000.0,
-        phase="Running",
+        phase=JobPhase.RUNNING,
         expected_workers=3,
         tasks=[{"name": "header"}, {"name": "franka"}],
         workers=workers,

@@ -47,25 +47,27 @@ from rlark_widgets.monitor.diagnosis import LINKS, diagnose
 from rlark_widgets.monitor.snapshot import (
     Checkpoint,
     EventRecord,
+    JobPhase,
     JobSnapshot,
     Progress,
     RayMember,
     WorkerSnapshot,
 )
 from rlark_widgets.monitor.summary import summary_lines
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.facts import RecordFacts
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.planner import plan_roles
 from rlark_widgets.rlark.record import build_record
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import ConfigLoadError, inspect_config, load_config
 
 TAG = "registry.example.com/rlinf:v0.3.0-cuda12.4"
 DIGEST = "sha256:" + "4f" * 32  # stands for the digest your registry reports for TAG
 CONFIGS = example_configs()
-inventory = load_inventory(example_inventories()["gpu-cloud"])
+inventory = load_inventory(example_inventories()["gpu-cloud"], site=example_site())
 config = load_config(CONFIGS["maniskill_ppo_openvlaoft"])
 report = inspect_config(config, gpus=8)
 plan = plan_roles(report, inventory)
@@ -85,8 +87,8 @@ def rule_ids(findings):
 
 def check(**settings):
     """Build the ManiSkill Job with these settings and return (job, findings)."""
-    job = build_job(plan, JobSettings(**{"image": TAG, **settings}))
-    return job, check_job(job, report, inventory)
+    job = build_job(plan, JobSettings(**{"image": TAG, **settings}), site=example_site())
+    return job, given_job(job, report, inventory, site=example_site()).findings
 
 
 # %% [markdown] lang="en"
@@ -215,9 +217,9 @@ rehearsal = inspect_config(load_config(CONFIGS["local_rehearsal_2node"]), gpus=2
 rehearsal_plan = plan_roles(rehearsal)
 node_local = Mount("output", "hostPath", "/data/output", "/mnt/output")
 for mount in (node_local, OUTPUT):
-    two = build_job(rehearsal_plan, JobSettings(image=TAG, mounts=[mount]))
+    two = build_job(rehearsal_plan, JobSettings(image=TAG, mounts=[mount]), site=example_site())
     print(f"[{mount.kind} at {mount.mount_path}, {two.total_workers} Workers]")
-    show(check_job(two, rehearsal), "JOB-CHECKPOINT-PERSIST")
+    show(given_job(two, rehearsal, site=example_site()).findings, "JOB-CHECKPOINT-PERSIST")
 
 # %% [markdown] lang="en"
 # ## 4. Stopping and starting again does not resume
@@ -255,8 +257,9 @@ for resume_dir in (
     resume_job = build_job(
         plan_roles(resumed, inventory),
         JobSettings(image=TAG, mounts=[OUTPUT], output_mount="/mnt/output"),
+        site=example_site(),
     )
-    results[resume_dir] = check_job(resume_job, resumed, inventory)
+    results[resume_dir] = given_job(resume_job, resumed, inventory, site=example_site()).findings
     print(f"\n[runner.resume_dir={resume_dir}]")
     if rule_ids(results[resume_dir]) & {"RES-RESUME-DIR", "RES-NO-AUTO-RESUME"}:
         show(results[resume_dir], "RES")
@@ -340,7 +343,7 @@ attempts
 
 # %%
 job, _ = check(mounts=[OUTPUT], output_mount="/mnt/output")
-unknown = check_job(job, report, inventory, facts=RecordFacts())
+unknown = given_job(job, report, inventory, facts=RecordFacts(), site=example_site()).findings
 show(unknown, "REC")
 known = RecordFacts(
     rlinf_commit="a3816b59",
@@ -351,7 +354,8 @@ known = RecordFacts(
 )
 assert {"REC-RLINF-COMMIT", "REC-IMAGE-DIGEST", "REC-RUNTIME-VERSIONS"} <= rule_ids(unknown)
 assert not any(
-    i.startswith("REC") for i in rule_ids(check_job(job, report, inventory, facts=known))
+    i.startswith("REC")
+    for i in rule_ids(given_job(job, report, inventory, facts=known, site=example_site()).findings)
 )
 
 # %% [markdown] lang="en"
@@ -377,10 +381,10 @@ token = "wk_9f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c"
 job, _ = check(mounts=[OUTPUT], output_mount="/mnt/output")
 job.roles[0].env["WANDB_API_KEY"] = token
 facts = RecordFacts(rlinf_commit="a3816b59")
-findings = [*report.findings, *check_job(job, report, inventory, facts=facts)]
+findings = given_job(job, report, inventory, facts=facts, site=example_site()).findings
 show(findings, "SEC")
 
-record = build_record(plan, job, findings, facts)
+record = build_record(plan, job, findings, facts, site=example_site())
 with tempfile.TemporaryDirectory() as tmp:
     where = record.write(Path(tmp) / "run-record")
     files = sorted(str(p.relative_to(where)) for p in where.rglob("*") if p.is_file())
@@ -439,7 +443,7 @@ def running(progress, checkpoints=()):
         "maniskill-ppo-openvlaoft",
         "kubernetes",
         NOW,
-        phase="Running",
+        phase=JobPhase.RUNNING,
         expected_workers=1,
         tasks=[{"name": "header"}],
         workers=workers,
@@ -518,7 +522,7 @@ def pending(events=(), reason=None, message=None, phase="Pending", tasks=True):
         "maniskill-ppo-openvlaoft",
         "kubernetes",
         NOW,
-        phase="Pending",
+        phase=JobPhase.PENDING,
         expected_workers=1,
         tasks=[{"name": "header"}] if tasks else [],
         workers=[worker] if tasks else [],

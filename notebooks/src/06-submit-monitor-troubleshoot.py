@@ -59,10 +59,11 @@ from rlark_widgets.examples import example_configs
 from rlark_widgets.monitor.diagnosis import LINKS, diagnose
 from rlark_widgets.monitor.history import HistoryPoint
 from rlark_widgets.monitor.summary import summary_lines
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlinf import inspect_config, load_config
 from rlark_widgets.viz.monitor_charts import checkpoint_figure, members_figure
 
@@ -78,7 +79,7 @@ def planned_job(name, overrides=()):
     settings = JobSettings(
         name=name, image="rlinf:v0.3.0", mounts=[OUTPUT], output_mount="/mnt/output"
     )
-    return build_job(plan_roles(report), settings), report
+    return build_job(plan_roles(report), settings, site=example_site()), report
 
 
 def finished(snap):
@@ -139,7 +140,7 @@ def watch(name, until=finished, timeout=900.0, every=1.0):
 
 # %%
 job, report = planned_job("rehearsal-06")
-findings = [*report.findings, *check_job(job, report), *backend.preflight(job)]
+findings = [*given_job(job, report, site=example_site()).findings, *backend.preflight(job)]
 print(f"Job {job.name}: roles", [(r.name, r.replicas, r.gpus) for r in job.roles])
 print("blocking here:", [f.rule_id for f in LOCAL.blocking(findings)] or "nothing")
 for f in backend.preflight(job):

@@ -37,11 +37,12 @@ import pandas as pd
 
 from rlark_widgets.examples import example_configs
 from rlark_widgets.findings import has_errors
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.build import JobSettings, build_job
-from rlark_widgets.rlark.check import check_job
 from rlark_widgets.rlark.inventory import load_inventory
 from rlark_widgets.rlark.job import Mount
 from rlark_widgets.rlark.planner import plan_roles
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.rlinf import inspect_config, load_config, rlinf_repo_env
 from rlark_widgets.viz.chain import chain_figure
@@ -59,7 +60,7 @@ OUTPUT = Mount("output", "storage", "oss-rlinf", "/mnt/output")  # StorageClass 
 source = MY_CONFIG or example_configs()["realworld_peginsertion_rlpd_cnn_async_2arms"]
 env = rlinf_repo_env(RLINF_REPO) if RLINF_REPO else None
 config = load_config(source, overrides=OVERRIDES, env=env)
-inventory = load_inventory(MY_INVENTORY) if MY_INVENTORY else None
+inventory = load_inventory(MY_INVENTORY, site=example_site()) if MY_INVENTORY else None
 print("config:", Path(source).name, "| runner.task_type:", config.task_type)
 
 # %% [markdown] lang="en"
@@ -144,8 +145,12 @@ chain_figure(report.expansion, plan.rank_map())
 # 或上面的设置单元格中修复错误，再重新运行本 notebook。
 
 # %%
-job = build_job(plan, JobSettings(image=IMAGE, mounts=[OUTPUT], output_mount=OUTPUT.mount_path))
-findings = [*report.findings, *plan.findings, *check_job(job, report, inventory)]
+job = build_job(
+    plan,
+    JobSettings(image=IMAGE, mounts=[OUTPUT], output_mount=OUTPUT.mount_path),
+    site=example_site(),
+)
+findings = [*plan.findings, *given_job(job, report, inventory, site=example_site()).findings]
 order = {"error": 0, "warning": 1, "info": 2}
 table = pd.DataFrame(
     [

@@ -29,7 +29,7 @@ from . import (
 from .config_args import UsageError, print_error
 from .numbers import message_language
 from .output_args import refuse_outputs_over_inputs
-from .site_args import add_site_argument
+from .site_args import add_site_argument, read_site_arg
 from .terminal import Parser, say
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
@@ -80,7 +80,7 @@ def add_lang_argument(parser: argparse.ArgumentParser, default: str) -> None:
 
 def _language(argv: Sequence[str] | None) -> str:
     """``--lang`` as given anywhere on the command line, before the full parse runs the types."""
-    peek = argparse.ArgumentParser(add_help=False)
+    peek = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     peek.add_argument("--lang", choices=LANGUAGES, default=default_language())
     with contextlib.suppress(SystemExit):  # a bad --lang: the full parse says so
         return str(peek.parse_known_args(argv)[0].lang)
@@ -111,6 +111,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print_error(exc.text, exc.fix_text, args.lang)
         return EXIT_USAGE
     try:
+        read_site_arg(args)
         return int(args.run(args))
     except UsageError as exc:
         say(parser.format_usage(), err=True, end="")

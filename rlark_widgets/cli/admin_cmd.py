@@ -23,7 +23,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "selectors when an inventory is given, to be confirmed by a global match).",
     )
     add_job_source_arguments(parser)
-    parser.add_argument("--out", metavar="FILE", help="write the message here instead of stdout")
+    parser.add_argument(
+        "-o",
+        "--output",
+        "--out",
+        metavar="FILE",
+        help="write the message here instead of stdout",
+    )
     parser.set_defaults(run=run)
 
 
@@ -31,17 +37,15 @@ def run(args: argparse.Namespace) -> int:
     planned = planned_from_source(args)
     if planned is None or planned.job is None:
         return 1
-    request = build_admin_request(
-        planned.job, planned.findings, planned.site, planned.plan, planned.inventory, args.cluster
-    )
+    request = build_admin_request(planned, args.cluster)
     text = request.render(args.lang)
-    if args.out:
+    if args.output:
         try:
-            write_output(args.out, text, inputs=command_inputs(args), option="--out")
+            write_output(args.output, text, inputs=command_inputs(args), option="-o")
         except OutputError as exc:
             print_error(exc.text, exc.fix_text, args.lang)
             return 1
-        say(Text("Wrote {file}.", file=args.out).render(args.lang))
+        say(Text("Wrote {file}.", file=args.output).render(args.lang))
     else:
         say(text, end="")
     return 0

@@ -14,7 +14,7 @@ from ..backends.base import Backend, default_workspace
 from ..backends.policy import BackendKind, Connection
 from ..i18n import render
 from .kuberay_args import export_options
-from .site_args import site_from_args
+from .site_args import site_of
 
 DEFAULT_WORKSPACE = default_workspace()
 
@@ -66,7 +66,7 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
         namespace=args.namespace,
         kubeconfig=args.kubeconfig,
         kuberay=export_options(args) if takes(Connection.EXPORT) else None,
-        site=site_from_args(args),
+        site=site_of(args),
     )
 
 

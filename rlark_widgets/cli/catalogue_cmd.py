@@ -8,7 +8,7 @@ from ..i18n import Text
 from ..rlark.rules import RULES
 from ..rlark.schema import crd_text
 from .render import table
-from .site_args import site_from_args
+from .site_args import site_of
 from .terminal import say
 
 #: Rules raised outside the Job rule registry: the importer, the secret scanner, the Kubernetes
@@ -45,6 +45,12 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "rlinf-cluster-spec §1.2",
     ),
     ("CFG-UNRESOLVED", "warning", Text("An interpolation cannot be resolved here"), "OmegaConf"),
+    (
+        "CFG-ENV-GUESSED",
+        "info",
+        Text("An unset searchpath variable took the value RLinf's launch scripts give it"),
+        "RLinf launch scripts",
+    ),
     ("CFG-NOT-COMPOSED", "warning", Text("The defaults list was not composed"), "Hydra"),
     (
         "CFG-TASK-TYPE",
@@ -273,7 +279,7 @@ def catalogue(lang: str = "en") -> list[tuple[str, str, str, str]]:
 
 
 def run_crd(args: argparse.Namespace) -> int:
-    say(crd_text(site_from_args(args)), end="")
+    say(crd_text(site_of(args)), end="")
     return 0
 
 

@@ -25,7 +25,7 @@ from .config_args import (
 )
 from .plan_cmd import add_live_arguments, load_inventory_arg, site_json
 from .render import findings_text
-from .site_args import provenance_line, site_from_args
+from .site_args import provenance_line, site_of
 from .terminal import say
 
 
@@ -58,7 +58,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    site = site_from_args(args)
+    site = site_of(args)
     try:
         inventory = load_inventory_arg(args)
     except BackendError as exc:

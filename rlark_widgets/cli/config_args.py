@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import Any
 
-from ..i18n import Text, render
+from ..i18n import Text, default_language, render
 from ..output_files import OutputError, write_output
 from ..rlark.build import merge_overrides
 from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
-from .numbers import count
+from .numbers import count, message_language
 from .terminal import say
 
 
@@ -23,21 +24,45 @@ class UsageError(Exception):
         self.text = text
 
 
-def add_config_arguments(
-    parser: argparse.ArgumentParser, *, positional: bool = True, override_short: bool = True
-) -> None:
-    """Config source, overrides, searchpath variables and GPU assumptions.
+class _GivenOnce(argparse.Action):
+    """``CONFIG`` and ``--config FILE`` are one option: given twice, it is a usage error."""
 
-    ``positional=False`` takes the config as ``--config FILE`` (for commands whose positional
-    argument is something else); ``override_short=False`` frees ``-o`` for an output file.
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            lang = message_language.get() or default_language()
+            message = Text("the config is given twice: give CONFIG or --config FILE, not both")
+            raise argparse.ArgumentError(self, message.render(lang))
+        setattr(namespace, self.dest, values)
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, *, positional: bool = True) -> None:
+    """The one grammar of every command that reads an RLinf config: ``--config FILE`` (or
+    ``--config-dir DIR --config-name NAME``), ``--override``, ``--env``, ``--rlinf-repo``,
+    ``--no-compose`` and the GPU assumptions. ``-o`` is never an override: where a command has
+    it, it names the output file.
+
+    ``positional``: the command has no positional argument of its own, so ``CONFIG`` may also be
+    given as one (the same option as ``--config``).
     """
     source = parser.add_argument_group("RLinf config")
     if positional:
-        source.add_argument("config", nargs="?", help="an RLinf YAML config file")
-    else:
         source.add_argument(
-            "--config", metavar="FILE", help="the RLinf YAML config the Job was planned from"
+            "config",
+            nargs="?",
+            default=argparse.SUPPRESS,
+            action=_GivenOnce,
+            metavar="CONFIG",
+            help="an RLinf YAML config file (the same as --config FILE)",
         )
+    source.add_argument(
+        "--config", metavar="FILE", action=_GivenOnce, help="an RLinf YAML config file"
+    )
     source.add_argument(
         "--config-dir", metavar="DIR", help="Hydra config directory (with --config-name)"
     )
@@ -45,7 +70,7 @@ def add_config_arguments(
         "--config-name", metavar="NAME", help="config name in --config-dir (file stem)"
     )
     source.add_argument(
-        *(("-o", "--override") if override_short else ("--override",)),
+        "--override",
         dest="overrides",
         action="append",
         default=[],
@@ -156,7 +181,7 @@ def print_error(message: Text | str, fix: Text | str, lang: str, path: str = "")
 
 
 def wrote_output(path: str, text: str, lang: str) -> bool:
-    """``text`` written (redacted) to the file an ``-o``/``--out`` option names, or the answer
+    """``text`` written (redacted) to the file an ``-o`` option names, or the answer
     why not on stderr (a missing folder, a directory, a full disk) and False."""
     try:
         write_output(path, text)

@@ -23,7 +23,7 @@ from .config_args import print_error
 from .output_args import command_inputs
 from .plan_cmd import site_json
 from .render import findings_text, table
-from .site_args import provenance_line, site_from_args
+from .site_args import provenance_line, site_of
 from .terminal import say
 
 
@@ -108,7 +108,7 @@ def inventory_table(inventory: Inventory, lang: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    site = site_from_args(args)
+    site = site_of(args)
     try:
         inventory = backend_from_args(args).inventory()
     except BackendError as exc:

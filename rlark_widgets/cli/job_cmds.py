@@ -21,12 +21,13 @@ from ..monitor.job_list import job_row, row_text
 from ..monitor.log_levels import LEVELS, at_level
 from ..monitor.log_search import appended, search
 from ..monitor.notices import notices
-from ..monitor.snapshot import RUNNING, JobSnapshot
+from ..monitor.snapshot import RUNNING, JobPhase, JobSnapshot
 from ..monitor.summary import age, summary_lines
 from ..output_files import OutputError
-from ..pipeline import PlannedJob, submit_checked
+from ..pipeline import submit_checked
 from ..rlark.job import Job
 from ..rlark.logs import RUN_LOG, clean_log
+from ..rlark.planned import PlannedJob
 from ..rlark.record import RecordError, snapshot_record
 from ..rlark.secrets import redact
 from .backend_args import add_backend_arguments, backend_flags, backend_from_args
@@ -65,7 +66,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "1 findings or failure, 2 usage, 3 timeout. Ctrl-C leaves the Job running.",
     )
     submit.add_argument("job", nargs="?", metavar="JOB.yaml", help="a Job YAML (or use --config)")
-    add_config_arguments(submit, positional=False, override_short=False)
+    add_config_arguments(submit, positional=False)
     add_job_arguments(submit, namespace=False)
     add_backend_arguments(submit)
     add_kuberay_arguments(submit.add_argument_group("KubeRay (with --backend kuberay)"))
@@ -425,7 +426,7 @@ def run_status(args: argparse.Namespace) -> int:
                     say("\n".join(told))
                 previous = snap
             if not args.watch or snap.settled:
-                return EXIT_OK if snap.exists and snap.phase != "Failed" else EXIT_FAILED
+                return EXIT_OK if snap.exists and snap.phase != JobPhase.FAILED else EXIT_FAILED
             if snap.ended:  # the Job is over, its Workers still hold their nodes
                 _say(_held(snap, args), args.lang)
             refreshing = Text(

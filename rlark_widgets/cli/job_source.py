@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..backends.base import BackendError
-from ..pipeline import PlannedJob
+from ..rlark.planned import PlannedJob
 from .config_args import add_config_arguments, print_error
 from .plan_cmd import add_job_arguments, add_live_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
@@ -18,7 +18,7 @@ from .terminal import say
 
 def add_job_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("job", nargs="?", metavar="JOB.yaml", help="a Job YAML (or use --config)")
-    add_config_arguments(parser, positional=False, override_short=False)
+    add_config_arguments(parser, positional=False)
     add_job_arguments(parser)
     add_live_arguments(parser)
 

@@ -1,6 +1,6 @@
 """The one check every command's output option passes: it is none of the command's inputs.
 
-``plan CFG -o CFG``, ``export J -o J``, ``sheet J --out J`` and ``inventory -o $KUBECONFIG``
+``plan CFG -o CFG``, ``export J -o J``, ``sheet J -o J`` and ``inventory -o $KUBECONFIG``
 overwrote what the command had just read. :func:`refuse_outputs_over_inputs` runs before any
 command (``main``), so no output option can be forgotten: it lists every output the arguments
 name and every file they read, ``$KUBECONFIG`` and ``$RLARK_SITE`` included.
@@ -17,7 +17,7 @@ from ..rlark.site import SITE_ENV
 
 #: argparse destination -> the option a message names; every output option of every command.
 #: (Keyword form: these are argparse destinations, not the contract's ``output`` mount.)
-OUTPUT_OPTIONS = dict(output="-o", out="--out", record="--record", zip="--zip")
+OUTPUT_OPTIONS = dict(output="-o", record="--record", zip="--zip")
 #: argparse destinations that name a file the command reads.
 INPUT_OPTIONS = ("job", "config", "inventory", "site", "kubeconfig")
 

@@ -13,11 +13,12 @@ from ..findings import has_errors
 from ..i18n import Text, render
 from ..input_files import InputFileError, read_input_text
 from ..output_files import OutputError, write_output
-from ..pipeline import PlannedJob, PlanRequest, given_job, inspect, plan_job
+from ..pipeline import PlanRequest, given_job, inspect, plan_job
 from ..rlark.build import JobSettings, recorded_overrides
 from ..rlark.facts import RecordFacts
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Mount
+from ..rlark.planned import PlannedJob
 from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact_document
@@ -34,7 +35,7 @@ from .config_args import (
 )
 from .output_args import add_force_argument, command_inputs
 from .render import findings_text, plan_text
-from .site_args import provenance_line, site_from_args
+from .site_args import provenance_line, site_of
 from .terminal import say
 
 
@@ -47,7 +48,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "table, the node-rank map, GPUs and devices per Worker, explanations and findings. "
         "Exit code 1 when an error finding exists.",
     )
-    add_config_arguments(parser, override_short=False)
+    add_config_arguments(parser)
     add_job_arguments(parser)
     add_live_arguments(parser)
     parser.add_argument(
@@ -169,7 +170,7 @@ def _mounts(args: argparse.Namespace) -> list[Mount]:
 def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
     """--inventory read through the site profile; else the live nodes of --backend (a backend
     with a live inventory; a failure to reach it raises BackendError); else None."""
-    site = site_from_args(args)
+    site = site_of(args)
     if getattr(args, "inventory", None):
         try:
             return load_inventory(args.inventory, site)
@@ -213,7 +214,7 @@ def request_from_args(
         target_cluster=args.cluster,
         settings=settings,
         facts=RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest),
-        site=site_from_args(args),
+        site=site_of(args),
     )
 
 
@@ -236,7 +237,7 @@ def planned_from_args(
     (fields our schema does not know are infos, as ``check`` says, not errors).
     """
     if args.job:
-        site = site_from_args(args)
+        site = site_of(args)
         try:
             text = read_input_text(args.job)
             manifest = load_manifest(text)

@@ -28,7 +28,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--format", choices=("md", "html"), default="md", help="md (default) or html"
     )
-    parser.add_argument("--out", metavar="FILE", help="write the sheet here instead of stdout")
+    parser.add_argument(
+        "-o",
+        "--output",
+        "--out",
+        metavar="FILE",
+        help="write the sheet here instead of stdout",
+    )
     parser.set_defaults(run=run)
 
 
@@ -36,17 +42,15 @@ def run(args: argparse.Namespace) -> int:
     planned = planned_from_source(args)
     if planned is None or planned.job is None:
         return 1
-    sheet = build_sheet(
-        planned.job, planned.findings, planned.site, planned.plan, planned.inventory, args.cluster
-    )
+    sheet = build_sheet(planned, args.cluster)
     text = to_html(sheet, args.lang) if args.format == "html" else to_markdown(sheet, args.lang)
-    if args.out:
+    if args.output:
         try:
-            write_output(args.out, text, inputs=command_inputs(args), option="--out")
+            write_output(args.output, text, inputs=command_inputs(args), option="-o")
         except OutputError as exc:
             print_error(exc.text, exc.fix_text, args.lang)
             return 1
-        say(Text("Wrote {file}.", file=args.out).render(args.lang))
+        say(Text("Wrote {file}.", file=args.output).render(args.lang))
     else:
         say(text, end="")
     return 0

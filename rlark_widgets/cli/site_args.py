@@ -21,12 +21,21 @@ def add_site_argument(parser: argparse.ArgumentParser, default: str | None) -> N
     )
 
 
-def site_from_args(args: argparse.Namespace) -> SiteProfile:
-    """The profile the arguments name; a usage error (exit 2) when it cannot be read."""
+def read_site_arg(args: argparse.Namespace) -> None:
+    """Read the profile the arguments name, once per command, before the command runs (the
+    command and everything below it take it from :func:`site_of`); a usage error (exit 2) when
+    it cannot be read."""
     try:
-        return resolve_site(getattr(args, "site", None))
+        args.site_profile = resolve_site(getattr(args, "site", None))
     except SiteError as exc:
         raise UsageError(Text("--site: {problem}", problem=render(exc.text, args.lang))) from None
+
+
+def site_of(args: argparse.Namespace) -> SiteProfile:
+    """The profile :func:`read_site_arg` read for this command."""
+    site = args.site_profile
+    assert isinstance(site, SiteProfile), "read_site_arg runs before every command"
+    return site
 
 
 def provenance_line(site: SiteProfile, lang: str) -> str:

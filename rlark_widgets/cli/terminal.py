@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO
+from typing import IO, Any
 
 from ..rlark.logs import ESCAPES
 from ..visible_text import visible
@@ -75,7 +75,15 @@ def log_text(text: str) -> str:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, whose usage errors repeat what the user typed, printing through :func:`write`."""
+    """argparse, whose usage errors repeat what the user typed, printing through :func:`write`.
+
+    No abbreviations, for the command and every subcommand (argparse makes them with this
+    class): a prefix that is unique today (``--gpus``) becomes ambiguous, or means another
+    option, when an option is added, and a script that used it breaks or changes meaning.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     def _print_message(self, message: str, file: object = None) -> None:
         if message:

@@ -21,6 +21,7 @@ from .snapshot import (
     RUNNING,
     SUCCEEDED,
     Checkpoint,
+    JobPhase,
     JobSnapshot,
     PodMaker,
     WorkerSnapshot,
@@ -253,8 +254,8 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
             Text("No Job named '{job}' was found.", job=snap.job),
             Text("Submit it (or check the name and namespace)."),
         )
-    stopped = snap.phase == "Stopped" or snap.run_script_state == "stopped"
-    finished = snap.phase == "Succeeded" or snap.run_script_state == "succeeded"
+    stopped = snap.phase == JobPhase.STOPPED or snap.run_script_state == "stopped"
+    finished = snap.phase == JobPhase.SUCCEEDED or snap.run_script_state == "succeeded"
     if stopped or (finished and not any(w.phase == FAILED for w in snap.workers)):
         return _ended(snap, stopped)
     unread = snap.lacks(PODS)

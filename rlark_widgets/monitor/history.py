@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from .snapshot import JobSnapshot
+from .snapshot import JobSnapshot, WorkerPhase
 
 #: Refreshes kept: 36 minutes at the app's 3 s interval, then the oldest are dropped.
 HISTORY_LIMIT = 720
@@ -24,11 +24,11 @@ class HistoryPoint:
     time: float
     expected: int
     alive: int
-    phases: tuple[tuple[str, str, int], ...]  # (role, phase, Workers)
+    phases: tuple[tuple[str, WorkerPhase, int], ...]  # (role, phase, Workers)
 
     @classmethod
     def of(cls, snap: JobSnapshot) -> HistoryPoint:
-        counts = Counter((w.role, w.phase or "Unknown") for w in snap.workers)
+        counts = Counter((w.role, w.phase) for w in snap.workers)
         return cls(
             snap.time,
             snap.expected_workers,
@@ -36,7 +36,7 @@ class HistoryPoint:
             tuple((role, phase, n) for (role, phase), n in counts.items()),
         )
 
-    def workers(self, role: str, phase: str) -> int:
+    def workers(self, role: str, phase: WorkerPhase) -> int:
         return sum(n for r, p, n in self.phases if r == role and p == phase)
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..i18n import Text
-from .snapshot import RUNNING, JobSnapshot
+from .snapshot import RUNNING, JobPhase, JobSnapshot
 
 
 @dataclass
@@ -14,7 +14,7 @@ class JobRow:
     """What a researcher scans a list of runs for: phase, Workers, progress, latest checkpoint."""
 
     name: str
-    phase: str
+    phase: JobPhase | Literal["Gone", "Unknown"]  # no Job by that name; a phase RLark never writes
     run: str | None  # the run's id (None: the backend cannot tell runs apart)
     started: float | None  # the run's start, else the earliest Worker event, when known
     workers_running: int

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..i18n import Text
 from .scalars import STALLED
-from .snapshot import JobSnapshot
+from .snapshot import JobPhase, JobSnapshot
 
 CHECKPOINT, ENDED, FAILED, STALL = "checkpoint", "ended", "failed", "stalled"
 
@@ -38,7 +38,7 @@ def notices(before: JobSnapshot | None, after: JobSnapshot) -> list[Notice]:
         text = Text("{job} saved checkpoint global_step_{step}.", job=after.job, step=new.step)
         found.append(Notice(CHECKPOINT, text))
     if after.ended and not before.ended:
-        if after.phase == "Failed":
+        if after.phase == JobPhase.FAILED:
             text = Text("{job} failed.", job=after.job)
             found.append(Notice(FAILED, text))
         else:

@@ -15,16 +15,29 @@ from .gpus import GpuUse
 from .links import Link
 from .scalars import ScalarSeries, StepPace, latest_values, step_pace
 
-#: Worker phases (Kubernetes pod phases; local processes map onto them). STOPPED: ended by a
-#: stop of the Job (or never started before it), which is neither success nor failure.
-PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN, STOPPED = (
-    "Pending",
-    "Running",
-    "Succeeded",
-    "Failed",
-    "Unknown",
-    "Stopped",
-)
+
+class WorkerPhase(StrEnum):
+    """Worker phases: Kubernetes pod phases, onto which local processes map. STOPPED: ended by a
+    stop of the Job (or never started before it), which is neither success nor failure."""
+
+    PENDING = "Pending"
+    RUNNING = "Running"
+    SUCCEEDED = "Succeeded"
+    FAILED = "Failed"
+    UNKNOWN = "Unknown"
+    STOPPED = "Stopped"
+
+    @classmethod
+    def read(cls, value: object) -> WorkerPhase:
+        """A pod's status.phase: PENDING while it has none yet, UNKNOWN when it is not one of
+        Kubernetes' phases (anyone may write a status)."""
+        if not value:
+            return cls.PENDING
+        return next((phase for phase in cls if phase == value), cls.UNKNOWN)
+
+
+#: The members by their short names, for the modules that compare Workers' phases.
+PENDING, RUNNING, SUCCEEDED, FAILED, UNKNOWN, STOPPED = WorkerPhase
 
 
 class JobPhase(StrEnum):
@@ -35,6 +48,11 @@ class JobPhase(StrEnum):
     SUCCEEDED = "Succeeded"
     FAILED = "Failed"
     STOPPED = "Stopped"
+
+    @classmethod
+    def read(cls, value: object) -> JobPhase | None:
+        """A status.phase as written (anyone may write it): None when it is not one of these."""
+        return next((phase for phase in cls if phase == value), None)
 
     @property
     def ended(self) -> bool:
@@ -111,7 +129,7 @@ class WorkerSnapshot:
     index: int
     rank: int | None  # RLINF_NODE_RANK; None when it cannot be read
     name: str  # pod name, or the local process group's name
-    phase: str = PENDING
+    phase: WorkerPhase = WorkerPhase.PENDING
     node: str | None = None
     ip: str | None = None
     restarts: int = 0
@@ -218,7 +236,7 @@ class JobSnapshot:
     backend: str
     time: float
     exists: bool = True
-    phase: str | None = None
+    phase: JobPhase | None = None  # None: no Job, or a phase RLark does not write
     expected_workers: int = 0
     tasks: list[dict[str, Any]] | None = None  # None: the cluster reports no Task resources
     pods_by: PodMaker = PodMaker.RLARK  # set by the backend that reads the snapshot
@@ -243,12 +261,7 @@ class JobSnapshot:
     @property
     def ended(self) -> bool:
         """The Job is gone or in a phase that :attr:`JobPhase.ended` (unknown phases have not)."""
-        if not self.exists:
-            return True
-        try:
-            return JobPhase(self.phase or "").ended
-        except ValueError:
-            return False
+        return not self.exists or (self.phase is not None and self.phase.ended)
 
     @property
     def settled(self) -> bool:

@@ -19,6 +19,7 @@ from ..i18n import Listing, Text
 from ..rlinf.ranks import format_ranks
 from .inventory import Inventory
 from .job import Job
+from .planned import PlannedJob
 from .planner import Plan
 from .site import SiteProfile
 
@@ -56,16 +57,12 @@ def _robots(plan: Plan | None) -> dict[int, list[tuple[str, int, int]]]:
     return per_rank
 
 
-def build_admin_request(
-    job: Job,
-    findings: Sequence[Finding],
-    site: SiteProfile,
-    plan: Plan | None = None,
-    inventory: Inventory | None = None,
-    cluster: str | None = None,
-) -> AdminRequest:
-    """The message for ``job`` (and the plan it came from, when known)."""
-    cluster = cluster or (plan.target_cluster if plan is not None else None)
+def build_admin_request(planned: PlannedJob, cluster: str | None = None) -> AdminRequest:
+    """The message for the planned Job (and the plan it came from, when known); ``cluster``: the
+    target cluster when it is not the plan's."""
+    job, plan, inventory, site = planned.built, planned.plan, planned.inventory, planned.site
+    findings = planned.findings
+    cluster = cluster or planned.target_cluster
     num_nodes = plan.report.num_nodes if plan is not None else None
     subject = Text("RLark node selection request for Job {job}", job=job.name)
     intro = [

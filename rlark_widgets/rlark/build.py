@@ -28,7 +28,7 @@ from .job import Job, Mount, Role
 from .outputs import DEFAULT_OUTPUT_KEY
 from .outputs import output_key as output_key_for
 from .planner import Plan
-from .site import SiteProfile, example_site
+from .site import SiteProfile
 
 
 @dataclass
@@ -137,11 +137,9 @@ def container_config_dir(plan: Plan, rlinf_dir: str) -> str:
     )
 
 
-def default_run_script(
-    plan: Plan, settings: JobSettings, job_name: str, site: SiteProfile | None = None
-) -> str:
+def default_run_script(plan: Plan, settings: JobSettings, job_name: str, site: SiteProfile) -> str:
     """cd explicitly, re-check that all Ray nodes joined, then launch RLinf like its scripts do."""
-    rlinf_dir = settings.rlinf_dir or (site or example_site()).rlinf_dir
+    rlinf_dir = settings.rlinf_dir or site.rlinf_dir
     config = plan.report.config
     num_nodes = plan.report.num_nodes
     overrides = list(config.overrides)
@@ -228,12 +226,9 @@ def reseed_prepare(script: str, before: str, after: str) -> str:
     return _job_part(after) + script[len(old) :] if script.startswith(old) else script
 
 
-def build_job(
-    plan: Plan, settings: JobSettings | None = None, site: SiteProfile | None = None
-) -> Job:
+def build_job(plan: Plan, settings: JobSettings | None = None, *, site: SiteProfile) -> Job:
     """The Job a user would submit for this plan (roles in node-rank order), in the site's API."""
     settings = settings or JobSettings()
-    site = site or example_site()
     config = plan.report.config
     name = settings.name or default_job_name(config.name)
     roles = [

@@ -21,7 +21,7 @@ from ..findings import Finding, Severity
 from ..i18n import Text, TextError
 from ..input_files import InputFileError, read_input_text
 from ..safe_yaml import YamlStructureError, safe_load
-from .site import SiteProfile, example_site
+from .site import SiteProfile
 
 
 class InventoryError(TextError, ValueError):
@@ -62,7 +62,7 @@ class Inventory:
     nodes: tuple[NodeInfo, ...]
     storage_classes: tuple[str, ...] = ()
     source: str = ""
-    site: SiteProfile = field(default_factory=example_site)
+    site: SiteProfile = field(kw_only=True)
 
     def matching(self, selector: Mapping[str, str]) -> list[NodeInfo]:
         """The nodes a nodeSelector matches (the console's read-only 'selected node count')."""
@@ -93,7 +93,7 @@ class Inventory:
             )
             for n in self.nodes
         )
-        return Inventory(nodes, self.storage_classes, self.source, site)
+        return Inventory(nodes, self.storage_classes, self.source, site=site)
 
 
 def site_node(
@@ -145,7 +145,7 @@ def inventory_findings(inventory: Inventory) -> list[Finding]:
     ]
 
 
-def load_inventory(path: str | Path, site: SiteProfile | None = None) -> Inventory:
+def load_inventory(path: str | Path, site: SiteProfile) -> Inventory:
     """An inventory file, or a bundled inventory by the name the app offers (``gpu-cloud``):
     the CLI and the app accept the same names."""
     bundled = example_inventories()
@@ -172,13 +172,12 @@ def load_inventory(path: str | Path, site: SiteProfile | None = None) -> Invento
                 detail=exc.text if isinstance(exc, YamlStructureError) else str(exc),
             )
         ) from None
-    return inventory_from_dict(data, str(file), site)
+    return inventory_from_dict(data, str(file), site=site)
 
 
-def inventory_from_dict(data: Any, source: str = "", site: SiteProfile | None = None) -> Inventory:
+def inventory_from_dict(data: Any, source: str = "", *, site: SiteProfile) -> Inventory:
     if not isinstance(data, Mapping) or not isinstance(data.get("nodes"), list):
         raise InventoryError(Text("nodes: An inventory is a mapping with a 'nodes' list."))
-    site = site or example_site()
     default_cluster = data.get("cluster")
     nodes = [
         _node(raw, f"nodes[{i}]", default_cluster, site) for i, raw in enumerate(data["nodes"])
@@ -194,7 +193,7 @@ def inventory_from_dict(data: Any, source: str = "", site: SiteProfile | None = 
     names_of_classes = tuple(
         _storage_class(entry, f"storageClasses[{i}]") for i, entry in enumerate(classes)
     )
-    return Inventory(tuple(nodes), names_of_classes, source, site)
+    return Inventory(tuple(nodes), names_of_classes, source, site=site)
 
 
 def _storage_class(entry: Any, path: str) -> str:

@@ -202,14 +202,13 @@ class Job:
         return [*entries.values(), *(copy.deepcopy(e) for e in self.other_storage)]
 
     @classmethod
-    def from_manifest(cls, manifest: dict[str, Any], site: SiteProfile | None = None) -> Job:
+    def from_manifest(cls, manifest: dict[str, Any], site: SiteProfile) -> Job:
         """Read a manifest back (inverse of :meth:`to_manifest`); raises KeyError/TypeError on bad shapes.
 
         ``apiVersion`` and ``kind`` are kept as written; ``site`` names the GPU resource. Every
         field the schema allows is kept (see ``tests/test_job_roundtrip.py``); what a Job cannot
         keep is named by :func:`rlark_widgets.rlark.written.written_findings`.
         """
-        site = site or example_site()
         metadata, spec = manifest["metadata"], manifest["spec"]
         storage = {s["name"]: s for s in spec.get("storage") or []}
         gpu = site.gpu_resource

@@ -34,7 +34,7 @@ from .facts import RecordFacts
 from .job import Job
 from .planner import Plan
 from .secrets import redact
-from .site import SiteProfile, example_site
+from .site import SiteProfile
 from .yaml_io import dump_yaml, render_job_yaml
 
 LOCATION_KEYS = (
@@ -160,7 +160,8 @@ def build_record(
     findings: list[Finding],
     facts: RecordFacts | None = None,
     lang: str = "en",
-    site: SiteProfile | None = None,
+    *,
+    site: SiteProfile,
 ) -> RunRecord:
     """The record's files; ``lang`` chooses the language of its human parts (module docstring).
 
@@ -168,7 +169,6 @@ def build_record(
     the shipped example's.
     """
     facts = facts or RecordFacts()
-    site = site or example_site()
     config = plan.report.config
     versions = facts.versions()
     images = sorted({r.image for r in job.roles if r.image})

@@ -19,7 +19,7 @@ import yaml
 
 from ..findings import Finding, Severity
 from ..i18n import Text
-from .site import SiteProfile, example_site
+from .site import SiteProfile
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -51,8 +51,7 @@ UNKNOWN_FIELD_RULE = "JOB-UNKNOWN-FIELD"
 SiteKey = tuple[str, str, str, str, str, str]
 
 
-def _key(site: SiteProfile | None) -> SiteKey:
-    site = site or example_site()
+def _key(site: SiteProfile) -> SiteKey:
     names = (site.api_group, site.api_version_name, site.kind, site.plural)
     return (*names, site.gpu_resource, site.device_prefix)
 
@@ -80,14 +79,13 @@ def _crd_for(key: SiteKey) -> dict[str, Any]:
     return document
 
 
-def crd(site: SiteProfile | None = None) -> dict[str, Any]:
+def crd(site: SiteProfile) -> dict[str, Any]:
     """The CRD in the site's names (a fresh copy: callers may edit it)."""
     return copy.deepcopy(_crd_for(_key(site)))
 
 
-def crd_text(site: SiteProfile | None = None) -> str:
+def crd_text(site: SiteProfile) -> str:
     """The CRD as YAML, with a header saying whose names it uses (an example's, or the site's)."""
-    site = site or example_site()
     header = (
         "# CustomResourceDefinition for RLark Jobs as rlark-widgets models them (this tool's schema, see docs/architecture.md);\n"
         "# RLark's own schema is not published. "
@@ -100,7 +98,7 @@ def crd_text(site: SiteProfile | None = None) -> str:
     return header + yaml.safe_dump(_crd_for(_key(site)), sort_keys=False, allow_unicode=True)
 
 
-def job_schema(site: SiteProfile | None = None) -> dict[str, Any]:
+def job_schema(site: SiteProfile) -> dict[str, Any]:
     return cast(dict[str, Any], crd(site)["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
 
 
@@ -109,7 +107,7 @@ def _validator_for(key: SiteKey) -> Validator:
     return Draft202012Validator(_crd_for(key)["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
 
 
-def _validator(site: SiteProfile | None = None) -> Validator:
+def _validator(site: SiteProfile) -> Validator:
     return _validator_for(_key(site))
 
 
@@ -121,7 +119,7 @@ def field_path(parts: Iterable[str | int]) -> str:
     return out
 
 
-def wrongly_typed(manifest: Any, site: SiteProfile | None = None) -> list[str]:
+def wrongly_typed(manifest: Any, site: SiteProfile) -> list[str]:
     """Fields whose value has the wrong type (a list where a name goes): no Job can be read."""
     return [
         field_path(error.absolute_path) or "(document)"
@@ -160,7 +158,7 @@ def _unknown_field(path: str, name: str) -> Finding:
 
 
 def schema_findings(
-    manifest: Any, site: SiteProfile | None = None, *, unknown_as_info: bool = False
+    manifest: Any, site: SiteProfile, *, unknown_as_info: bool = False
 ) -> list[Finding]:
     """One SCHEMA finding per violation, pointing at the Job field (``spec.tasks[1].replicas``).
 

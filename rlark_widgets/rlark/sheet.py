@@ -10,7 +10,6 @@ before each so a reader can find the field on the Chinese page.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..findings import Finding, Severity
@@ -18,7 +17,8 @@ from ..i18n import Text
 from ..secret_text import redact
 from .inventory import Inventory
 from .job import Job, Mount, Role
-from .planner import TEMPLATE_TITLES, Plan
+from .planned import PlannedJob
+from .planner import TEMPLATE_TITLES
 from .site import SiteProfile
 
 #: (console label, English name) of every field, in the console's order (the seed's Step 1-4).
@@ -265,16 +265,12 @@ def _mount_value(mount: Mount) -> str:
     return f"{mount.source} -> {mount.mount_path}{ro}"
 
 
-def build_sheet(
-    job: Job,
-    findings: Sequence[Finding],
-    site: SiteProfile,
-    plan: Plan | None = None,
-    inventory: Inventory | None = None,
-    cluster: str | None = None,
-) -> ConsoleSheet:
-    """The console's pages for ``job``, each finding placed beside the field it concerns."""
-    cluster = cluster or (plan.target_cluster if plan is not None else None)
+def build_sheet(planned: PlannedJob, cluster: str | None = None) -> ConsoleSheet:
+    """The console's pages for the planned Job, each finding placed beside the field it concerns;
+    ``cluster``: the target cluster when it is not the plan's."""
+    job, plan, inventory, site = planned.built, planned.plan, planned.inventory, planned.site
+    findings = planned.findings
+    cluster = cluster or planned.target_cluster
     template = TEMPLATE_TITLES[plan.template if plan is not None else "custom"]
     header = next((r.name for r in job.roles if r.head), None)
     step1 = SheetSection(

@@ -81,12 +81,12 @@ def _syntax_error(problem: str, mark: yaml.Mark | None) -> Text:
     )
 
 
-def parse_job_yaml(text: str, site: SiteProfile | None = None) -> Job:
+def parse_job_yaml(text: str, site: SiteProfile) -> Job:
     """Read Job YAML back into a Job (the schema's findings say what else is wrong with it)."""
     return job_from_manifest(load_manifest(text), site)
 
 
-def job_from_manifest(manifest: dict[str, Any], site: SiteProfile | None = None) -> Job:
+def job_from_manifest(manifest: dict[str, Any], site: SiteProfile) -> Job:
     """A parsed manifest as a Job, keeping every field the schema allows.
 
     A value of the wrong type is refused here: the rules read a Job's fields as their types.

@@ -189,20 +189,21 @@ def compose_config(
     _check_yaml_syntax(raw_text, file)
     register_rlinf_resolvers()
     env = dict(env or {})
-    from hydra import compose, initialize_config_dir
-
-    with _HYDRA_LOCK, _environment(env), warnings.catch_warnings():
-        # Hydra warns about version_base=1.1 and implicit _self_; RLinf relies on exactly that.
-        warnings.simplefilter("ignore")
+    guessed: list[Finding] = []
+    while True:  # each round sets one more searchpath variable, so at most one per variable
         try:
-            with initialize_config_dir(config_dir=str(directory), version_base="1.1"):
-                composed = compose(config_name=name, overrides=list(overrides))
-        except Exception as exc:  # Hydra raises many types; each becomes one clear message
-            raise _composition_error(exc, file, overrides) from None
-        OmegaConf.set_struct(composed, False)
-        unresolved: list[UnresolvedValue] = []
-        resolved = _resolve_all(composed, unresolved)
-    findings = sexagesimal_findings(raw_text) + [_unresolved_finding(u) for u in unresolved]
+            composed, unresolved, resolved = _compose(directory, name, file, overrides, env)
+            break
+        except MissingVariableError as exc:
+            if exc.guess is None or exc.variable in env:
+                raise
+            env[exc.variable] = exc.guess
+            guessed.append(_guessed_finding(exc.variable, exc.guess))
+    findings = [
+        *guessed,
+        *sexagesimal_findings(raw_text),
+        *(_unresolved_finding(u) for u in unresolved),
+    ]
     return RLinfConfig(
         source=str(file),
         raw_text=raw_text,
@@ -290,6 +291,47 @@ def _error_chain_text(exc: BaseException) -> str:
     return "\n".join(texts)
 
 
+def _compose(
+    directory: Path, name: str, file: Path, overrides: Sequence[str], env: Mapping[str, str]
+) -> tuple[DictConfig, list[UnresolvedValue], dict[str, Any]]:
+    """Hydra's composition of ``name`` under ``env``, resolved as far as it can be here."""
+    from hydra import compose, initialize_config_dir
+
+    with _HYDRA_LOCK, _environment(env), warnings.catch_warnings():
+        # Hydra warns about version_base=1.1 and implicit _self_; RLinf relies on exactly that.
+        warnings.simplefilter("ignore")
+        try:
+            with initialize_config_dir(config_dir=str(directory), version_base="1.1"):
+                composed = compose(config_name=name, overrides=list(overrides))
+        except Exception as exc:  # Hydra raises many types; each becomes one clear message
+            raise _composition_error(exc, file, overrides) from None
+        OmegaConf.set_struct(composed, False)
+        unresolved: list[UnresolvedValue] = []
+        resolved = _resolve_all(composed, unresolved)
+    return composed, unresolved, resolved
+
+
+def _guessed_finding(name: str, value: str) -> Finding:
+    """The searchpath variable that was not set and the value used for it, said, never hidden."""
+    return Finding(
+        "CFG-ENV-GUESSED",
+        Severity.INFO,
+        "hydra.searchpath",
+        Text(
+            "{name} was not set; this file sits in an RLinf checkout, so {name}={value} was "
+            "used, as RLinf's launch scripts set it.",
+            name=name,
+            value=value,
+        ),
+        Text(
+            "Nothing to do if that is the checkout you launch from; otherwise set {name} to "
+            "the right folder.",
+            name=name,
+        ),
+        "RLinf launch scripts (the searchpath variables they export)",
+    )
+
+
 def _composition_error(exc: Exception, file: Path, overrides: Sequence[str]) -> ConfigLoadError:
     text = _error_chain_text(exc)
     missing_env = _ENV_MISSING.search(text)
@@ -332,21 +374,13 @@ def _composition_error(exc: Exception, file: Path, overrides: Sequence[str]) -> 
 
 
 def _missing_variable(name: str, file: Path) -> MissingVariableError:
-    guess = _guess_variable(name, file)
-    if guess:
-        fix = Text(
-            "Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
-            "or export {name}=DIR. This file sits in an RLinf checkout, so {name}={guess} is "
-            "likely right.",
-            name=name,
-            guess=guess,
-        )
-    else:
-        fix = Text(
-            "Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
-            "or export {name}=DIR.",
-            name=name,
-        )
+    """The variable is unset; with a ``guess`` (the file sits in an RLinf checkout)
+    :func:`compose_config` uses it and says so, so only an error without one is shown."""
+    fix = Text(
+        "Set {name} before importing: pass --env {name}=DIR (or --rlinf-repo /path/to/RLinf), "
+        "or export {name}=DIR.",
+        name=name,
+    )
     return MissingVariableError(
         Text(
             "The config's hydra.searchpath uses {expression}, but the environment variable "
@@ -357,7 +391,7 @@ def _missing_variable(name: str, file: Path) -> MissingVariableError:
         "hydra.searchpath",
         fix,
         name,
-        guess,
+        _guess_variable(name, file),
     )
 
 

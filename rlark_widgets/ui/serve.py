@@ -117,6 +117,7 @@ class GuardedVoila(Voila):  # type: ignore[misc]  # Voila has no type informatio
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
+        allow_abbrev=False,
         prog="rlark-app",
         description=Text(
             "Serve the migration assistant with Voila on 127.0.0.1, asking for a token."

@@ -56,7 +56,6 @@ from ..monitor.job_list import JobRow, job_row
 from ..monitor.notices import Notice
 from ..monitor.snapshot import JobSnapshot
 from ..pipeline import (
-    PlannedJob,
     PlanRequest,
     export_kuberay,
     plan_for,
@@ -72,6 +71,7 @@ from ..rlark.inventory import Inventory, InventoryError, load_inventory
 from ..rlark.job import Job, Role
 from ..rlark.kuberay import KINDS, ExportOptions
 from ..rlark.logs import clean_log
+from ..rlark.planned import PlannedJob
 from ..rlark.planner import Plan
 from ..rlark.record import build_record
 from ..rlark.secrets import redact
@@ -123,13 +123,8 @@ def role_text(role: Role, field: str) -> str:
 
 
 def _search_path_fix(exc: MissingVariableError) -> Text:
-    if exc.guess:
-        return Text(
-            "Add the line {name}=DIR to the Search paths box and import again. This file sits in"
-            " an RLinf checkout, so {name}={guess} is likely right.",
-            name=exc.variable,
-            guess=exc.guess,
-        )
+    """Where the app takes the variable (a file in an RLinf checkout never gets here: its likely
+    value is used, and a finding says so)."""
     return Text(
         "Add the line {name}=DIR to the Search paths box and import again.", name=exc.variable
     )
@@ -677,9 +672,7 @@ class Session(HasTraits):
         planned = self.planned
         if planned is None or planned.job is None:
             return ""
-        sheet = build_sheet(
-            planned.job, planned.findings, planned.site, planned.plan, planned.inventory
-        )
+        sheet = build_sheet(planned)
         return redact(to_html(sheet, self.lang, page=False))
 
     def admin_request_text(self) -> str:
@@ -687,9 +680,7 @@ class Session(HasTraits):
         planned = self.planned
         if planned is None or planned.job is None:
             return ""
-        request = build_admin_request(
-            planned.job, planned.findings, planned.site, planned.plan, planned.inventory
-        )
+        request = build_admin_request(planned)
         return redact(request.render(self.lang))
 
     def acknowledge(self, keys: list[str]) -> None:

@@ -14,11 +14,11 @@ from plotly.subplots import make_subplots
 
 from ..i18n import Text
 from ..monitor.history import HistoryPoint
-from ..monitor.snapshot import JobSnapshot
+from ..monitor.snapshot import FAILED, PENDING, RUNNING, STOPPED, SUCCEEDED, UNKNOWN, JobSnapshot
 from .markup import figure_text
 from .palette import NEUTRAL, STATE_COLOURS, transparent_layout
 
-WORKER_STATES = ("Running", "Pending", "Failed", "Succeeded", "Stopped", "Unknown")
+WORKER_STATES = (RUNNING, PENDING, FAILED, SUCCEEDED, STOPPED, UNKNOWN)
 SINCE_SUBMIT = Text("seconds since submit")
 
 

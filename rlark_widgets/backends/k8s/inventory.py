@@ -15,7 +15,7 @@ from kubernetes.utils import parse_quantity
 
 from ...i18n import Text, render
 from ...rlark.inventory import Inventory, NodeInfo, site_node
-from ...rlark.site import SiteProfile, example_site
+from ...rlark.site import SiteProfile
 
 
 def _count(quantity: Any) -> int:
@@ -26,7 +26,7 @@ def _count(quantity: Any) -> int:
         return 0
 
 
-def node_info(node: Mapping[str, Any], site: SiteProfile | None = None) -> NodeInfo:
+def node_info(node: Mapping[str, Any], site: SiteProfile) -> NodeInfo:
     """One Node object (as JSON) in the planner's terms, read through the site's labels."""
     metadata, spec, status = node.get("metadata", {}), node.get("spec", {}), node.get("status", {})
     allocatable = status.get("allocatable") or {}
@@ -41,7 +41,6 @@ def node_info(node: Mapping[str, Any], site: SiteProfile | None = None) -> NodeI
         for t in spec.get("taints") or []
         if t.get("key")
     )
-    site = site or example_site()
     return site_node(
         metadata.get("name", ""),
         dict(metadata.get("labels") or {}),
@@ -61,9 +60,8 @@ def inventory_from(
     nodes: list[Mapping[str, Any]],
     storage_classes: list[Mapping[str, Any]],
     source: str,
-    site: SiteProfile | None = None,
+    site: SiteProfile,
 ) -> Inventory:
-    site = site or example_site()
     return Inventory(
         nodes=tuple(sorted((node_info(n, site) for n in nodes), key=lambda n: n.name)),
         storage_classes=tuple(sorted(sc["metadata"]["name"] for sc in storage_classes)),

@@ -21,15 +21,15 @@ from ...monitor.runs import CLOCK_SKEW
 from ...monitor.snapshot import (
     EARLIER_RUN,
     EARLIER_TERMINATING,
-    PENDING,
     TERMINATING,
     EventRecord,
     RayMember,
     RunInfo,
+    WorkerPhase,
     WorkerSnapshot,
 )
 from ...rlark.job import MAIN_CONTAINER
-from ...rlark.site import SiteProfile, example_site
+from ...rlark.site import SiteProfile
 from ..ray_members import as_int
 
 
@@ -142,10 +142,9 @@ def apart(pod: Mapping[str, Any], run: RunInfo | None) -> str | None:
 
 
 def worker_from_pod(
-    pod: Mapping[str, Any], events: list[EventRecord], site: SiteProfile | None = None
+    pod: Mapping[str, Any], events: list[EventRecord], site: SiteProfile
 ) -> WorkerSnapshot:
     """One Worker from its pod; its role and index come from the site's Worker labels."""
-    site = site or example_site()
     metadata, status = pod["metadata"], _mapping(pod.get("status"))
     labels = _mapping(metadata.get("labels"))
     reason, message, exit_code = _container_state(status)
@@ -155,7 +154,7 @@ def worker_from_pod(
         index=as_int(labels.get(site.index_label)) or 0,
         rank=_rank(pod),
         name=metadata["name"],
-        phase=status.get("phase") or PENDING,
+        phase=WorkerPhase.read(status.get("phase")),
         node=_mapping(pod.get("spec")).get("nodeName"),
         ip=status.get("podIP"),
         restarts=as_int(main.get("restartCount")) or 0,
@@ -169,7 +168,7 @@ def worker_from_pod(
 def workers_from(
     pods: Iterable[Mapping[str, Any]],
     events: Iterable[Mapping[str, Any]],
-    site: SiteProfile | None = None,
+    site: SiteProfile,
     run: RunInfo | None = None,
 ) -> tuple[list[WorkerSnapshot], list[WorkerSnapshot]]:
     """(this run's Workers, the pods listed apart), each in RLINF_NODE_RANK order (unknown

@@ -208,7 +208,7 @@ class KubernetesBackend(ClusterBackend):
         if current is None:
             return None
         try:
-            job = Job.from_manifest(current)
+            job = Job.from_manifest(current, self.api.site)
         except (KeyError, TypeError, ValueError, StopIteration):
             raise BackendError(
                 Text(

@@ -21,6 +21,7 @@ from ...monitor.snapshot import (
     LOG_TAIL,
     MEMBERS,
     PODS,
+    JobPhase,
     JobSnapshot,
     WorkerSnapshot,
 )
@@ -35,7 +36,7 @@ DASHBOARD_PORT = 8265
 PROXY_PATH = "/api/v1/namespaces/{namespace}/pods/{name}/proxy/api/v0/nodes"
 SUMMARY_PROXY_PATH = "/api/v1/namespaces/{namespace}/pods/{name}/proxy" + SUMMARY_PATH
 BACKEND = "kubernetes"
-RUN_SCRIPT_STATES = {"Succeeded": "succeeded", "Failed": "failed"}
+RUN_SCRIPT_STATES = {JobPhase.SUCCEEDED: "succeeded", JobPhase.FAILED: "failed"}
 
 
 def read_job(
@@ -68,11 +69,10 @@ def _tasks(obj: dict[str, Any]) -> list[dict[str, Any]] | None:
     return [t for t in tasks if isinstance(t, dict)] if isinstance(tasks, list) else None
 
 
-def _phase(obj: Mapping[str, Any]) -> str | None:
+def _phase(obj: Mapping[str, Any]) -> JobPhase | None:
     """The status phase, if the status is written as the CRD says (anyone may write it)."""
     status = obj.get("status")
-    phase = status.get("phase") if isinstance(status, Mapping) else None
-    return phase if isinstance(phase, str) else None
+    return JobPhase.read(status.get("phase")) if isinstance(status, Mapping) else None
 
 
 def _head(job: Job | None, workers: list[WorkerSnapshot]) -> WorkerSnapshot | None:
@@ -100,7 +100,7 @@ class SnapshotReader(PodReader):
         snap.run = run_of(obj)
         snap.phase = _phase(obj)
         snap.tasks = _tasks(obj)
-        snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase or "")
+        snap.run_script_state = RUN_SCRIPT_STATES.get(snap.phase) if snap.phase else None
         pods = self._part(snap, PODS, deadline, lambda: self._pods(name, deadline))
         events = self._part(snap, EVENTS, deadline, lambda: self._events(deadline)) if pods else []
         snap.workers, snap.others = workers_from(pods or [], events or [], self.api.site, snap.run)
@@ -124,7 +124,7 @@ class SnapshotReader(PodReader):
 
     def _job(self, obj: dict[str, Any], snap: JobSnapshot) -> Job | None:
         try:
-            job = Job.from_manifest(obj)
+            job = Job.from_manifest(obj, self.api.site)
         except (KeyError, TypeError, ValueError, StopIteration):
             snap.lack(JOB_SPEC, Text("it does not have the RLark Job shape"))
             return None

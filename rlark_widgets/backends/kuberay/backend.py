@@ -81,7 +81,7 @@ class KubeRayBackend(ClusterBackend):
         options = self.options
         if node_groups is not None:
             options = dataclasses.replace(options, node_groups=node_groups)
-        return export_job(placed, options, self.site)
+        return export_job(placed, options, site=self.site)
 
     def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
         """The manifest ``submit`` would create (same namespace, same groups: ``config`` decides

@@ -34,6 +34,7 @@ from ...monitor.snapshot import (
     PENDING,
     PODS,
     RUNNING,
+    JobPhase,
     JobSnapshot,
     PodMaker,
     RunInfo,
@@ -54,11 +55,11 @@ SERVICE_SUMMARY = "/api/v1/namespaces/{namespace}/services/{name}/proxy" + SUMMA
 DASHBOARD_PORT_NAME = "dashboard"
 #: RayJob jobDeploymentStatus -> the monitor's Job phase (what is not listed is Pending).
 DEPLOYMENT_PHASES = {
-    "Running": "Running",
-    "Complete": "Succeeded",
-    "Failed": "Failed",
-    "Suspending": "Stopped",
-    "Suspended": "Stopped",
+    "Running": JobPhase.RUNNING,
+    "Complete": JobPhase.SUCCEEDED,
+    "Failed": JobPhase.FAILED,
+    "Suspending": JobPhase.STOPPED,
+    "Suspended": JobPhase.STOPPED,
 }
 #: RayJob jobStatus -> the run script's state (the entrypoint is the run script).
 JOB_STATES = {
@@ -75,15 +76,15 @@ def head_service(cluster: str) -> str:
     return f"{cluster}-head-svc"
 
 
-def phase_of(kind: str, obj: Mapping[str, Any]) -> str:
+def phase_of(kind: str, obj: Mapping[str, Any]) -> JobPhase:
     status = obj.get("status") or {}
     if kind == "RayJob":
         if status.get("jobStatus") == "SUCCEEDED":
-            return "Succeeded"
-        return DEPLOYMENT_PHASES.get(status.get("jobDeploymentStatus") or "", "Pending")
+            return JobPhase.SUCCEEDED
+        return DEPLOYMENT_PHASES.get(status.get("jobDeploymentStatus") or "", JobPhase.PENDING)
     if (obj.get("spec") or {}).get("suspend") or status.get("state") == "suspended":
-        return "Stopped"
-    return "Running" if status.get("state") == "ready" else "Pending"
+        return JobPhase.STOPPED
+    return JobPhase.RUNNING if status.get("state") == "ready" else JobPhase.PENDING
 
 
 def as_workers(pods: list[dict[str, Any]], site: SiteProfile) -> list[dict[str, Any]]:

@@ -120,7 +120,7 @@ class LocalBackend:
         if cloud is not None:
             labels[site.category_label] = cloud
         node = site_node(host, labels, {}, site)
-        return Inventory((node,), (), "local", site)
+        return Inventory((node,), (), "local", site=site)
 
     def preflight(self, job: Job, config: RLinfConfig | None = None) -> list[Finding]:
         """What would stop this Job from running here (errors) and what it will not model.
@@ -129,7 +129,7 @@ class LocalBackend:
         run's plan for the same roles) the rehearsal cannot verify the placement, and says so.
         """
         where = JobDir.of(self.workspace, job.name)
-        planned = config is not None or _earlier_plan(where, job)[0] is not None
+        planned = config is not None or _earlier_plan(where, job, self.site)[0] is not None
         return preflight_findings(
             job, self.options.node_ip, self.options.run_mode == "rehearsal", planned
         )
@@ -177,7 +177,7 @@ class LocalBackend:
             restart = where.file("job.yaml").is_file()
             previous = (where.read("spec.json") or {}).get("run_id")
             if expansion is None and config is None:
-                expansion, config = _earlier_plan(where, job)
+                expansion, config = _earlier_plan(where, job, self.site)
             _clear_run(where, self.workspace)
             spec = build_spec(job, where, self.options, self.site)
             plan = build_plan(
@@ -204,7 +204,7 @@ class LocalBackend:
     def job(self, name: str) -> Job | None:
         """The Job as submitted (its ``job.yaml`` in the workspace), or None."""
         path = JobDir.of(self.workspace, name).file("job.yaml")
-        return parse_job_yaml(read_input_text(path)) if path.is_file() else None
+        return parse_job_yaml(read_input_text(path), self.site) if path.is_file() else None
 
     def snapshot(self, name: str) -> JobSnapshot:
         return read_snapshot(JobDir.of(self.workspace, name))
@@ -384,12 +384,12 @@ def _live(where: JobDir) -> bool:
     return bool(job_processes(spec.run_id, RunLeaders.read(where, spec.head.key).all))
 
 
-def _earlier_plan(where: JobDir, job: Job) -> tuple[Any, Any]:
+def _earlier_plan(where: JobDir, job: Job, site: SiteProfile) -> tuple[Any, Any]:
     """The previous run's planned expansion and config when the Job comes back with the same
     roles and no plan of its own (a resume changes only the run script): the rehearsal then
     verifies the placement against them instead of reporting it unverified."""
     path = where.file("job.yaml")
-    if not path.is_file() or parse_job_yaml(read_input_text(path)).roles != job.roles:
+    if not path.is_file() or parse_job_yaml(read_input_text(path), site).roles != job.roles:
         return None, None
     plan = where.read("plan.json") or {}
     return plan.get("expansion"), plan.get("config")

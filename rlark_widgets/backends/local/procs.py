@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,7 +176,7 @@ def end_run(token: str, leaders: RunLeaders, grace: float, poll: float = 0.1) ->
     seconds of each stage gets SIGKILL. Returns how many processes needed SIGKILL.
     """
     early = [r for r in (leaders.run, *leaders.workers) if r]
-    stages = [
+    stages: list[tuple[list[ProcessRef], Callable[[], list[psutil.Process]]]] = [
         (early, lambda: [p for ref in early for p in session_processes(ref)]),
         ([leaders.head] if leaders.head else [], lambda: job_processes(token, leaders.all)),
     ]

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from ...contract import RANK_ENV, RANK_LABEL, ROLE_LABEL
 from ...i18n import Text
 from ...rlark.job import Job
-from ...rlark.site import SiteProfile, example_site
+from ...rlark.site import SiteProfile
 from ..base import BackendError, expectations
 from .layout import JobDir, slug
 from .mounts import MountMap
@@ -125,14 +125,11 @@ class Spec:
         return next(w for w in self.workers if w.head)
 
 
-def build_spec(
-    job: Job, where: JobDir, options: LocalOptions, site: SiteProfile | None = None
-) -> Spec:
+def build_spec(job: Job, where: JobDir, options: LocalOptions, site: SiteProfile) -> Spec:
     """The Workers of ``job`` in start order (the head first) and its run script.
 
     ``job`` has passed the local preflight: exactly one Header role with one Worker.
     """
-    site = site or example_site()
     run_id = uuid.uuid4().hex
     temp_root = ray_temp_root(run_id)
     assert temp_root is not None  # a uuid4 hex is a run id

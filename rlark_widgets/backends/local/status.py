@@ -28,6 +28,7 @@ from ...monitor.snapshot import (
     SUCCEEDED,
     SUPERVISOR,
     EventRecord,
+    JobPhase,
     JobSnapshot,
     Progress,
     RunInfo,
@@ -277,17 +278,17 @@ def _alive(record: dict[str, Any]) -> bool:
     return ref is not None and ref.alive
 
 
-def _phase(snap: JobSnapshot, stopped: bool) -> str:
+def _phase(snap: JobSnapshot, stopped: bool) -> JobPhase:
     """The run script's result (kept when the Job is stopped afterwards) > Stopped > a failed
     Worker > Running > Pending."""
     if snap.run_script_state == "succeeded":
-        return "Succeeded"
+        return JobPhase.SUCCEEDED
     if snap.run_script_state == "failed":
-        return "Failed"
+        return JobPhase.FAILED
     if stopped:
-        return "Stopped"
+        return JobPhase.STOPPED
     if any(w.phase == FAILED for w in snap.workers):
-        return "Failed"
+        return JobPhase.FAILED
     if any(w.phase == RUNNING for w in snap.workers):
-        return "Running"
-    return "Pending"
+        return JobPhase.RUNNING
+    return JobPhase.PENDING

@@ -17,7 +17,7 @@ from ...i18n import Text
 from ...rlinf import ConfigReport
 from ..check import check_job
 from ..inventory import Inventory
-from ..job import Job
+from ..planned import PlannedJob
 from ..secrets import secret_findings
 from ..site import SiteProfile
 from .manifest import Export, ExportOptions, export_job
@@ -57,13 +57,12 @@ def check_kuberay(
     inventory: Inventory | None = None,
     *,
     target_cluster: str | None = None,
-    site: SiteProfile | None = None,
+    site: SiteProfile,
 ) -> list[Finding]:
     """Every finding for a RayJob/RayCluster manifest (the schema's alone when it cannot be read).
 
-    ``site`` (else the inventory's, else the example) names the labels and reserved names.
+    ``site`` names the labels and reserved names.
     """
-    site = site or (inventory.site if inventory is not None else None)
     findings = kuberay_schema_findings(manifest)
     if findings:
         return [*findings, *secret_findings(manifest)]
@@ -94,11 +93,20 @@ def check_kuberay(
             )
         )
     findings += reading.findings
+    read_as = PlannedJob(
+        report.config if report is not None else None,
+        report,
+        None,
+        reading.job,
+        [],
+        None,
+        inventory,
+        target_cluster,
+        site,
+    )
     applying = [
         finding
-        for finding in check_job(
-            reading.job, report, inventory, target_cluster=target_cluster, site=site
-        )
+        for finding in check_job(read_as)
         if finding.rule_id not in NOT_KUBERAY
         and not (cluster and finding.rule_id.startswith(NO_RUN_SCRIPT))
         and not finding.rule_id.startswith("SEC-")  # scanned on the manifest itself below
@@ -107,28 +115,25 @@ def check_kuberay(
     return [*findings, *secret_findings(manifest)]
 
 
-def export_checked(
-    job: Job,
-    report: ConfigReport | None = None,
-    inventory: Inventory | None = None,
-    options: ExportOptions | None = None,
-    *,
-    target_cluster: str | None = None,
-    site: SiteProfile | None = None,
-) -> Export:
-    """Export with every finding that applies: the mapping's, then the checks on its result.
+def export_checked(planned: PlannedJob, options: ExportOptions | None = None) -> Export:
+    """Export the planned Job with every finding that applies: the mapping's, then the checks on
+    its result.
 
-    ``report`` (the RLinf config) decides whether ranks matter, as it does for RLinf.
+    The planned report (the RLinf config) decides whether ranks matter, as it does for RLinf.
     """
     options = options or ExportOptions()
+    report = planned.report
     if report is not None and report.cluster is not None:
         options = dataclasses.replace(options, node_groups=bool(report.cluster.node_groups))
-    site = site or (inventory.site if inventory is not None else None)
-    exported = export_job(job, options, site)
+    exported = export_job(planned.built, options, site=planned.site)
     if exported.manifest is None:
         return exported
     mapping = [f for f in exported.findings if f.rule_id != "KRAY-SCHEMA"]
     checks = check_kuberay(
-        exported.manifest, report, inventory, target_cluster=target_cluster, site=site
+        exported.manifest,
+        report,
+        planned.inventory,
+        target_cluster=planned.target_cluster,
+        site=planned.site,
     )
     return Export(exported.manifest, [*mapping, *checks], exported.groups)

@@ -25,7 +25,7 @@ from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import MAIN_CONTAINER, Job, Mount, Role
-from ..site import SiteProfile, example_site
+from ..site import SiteProfile
 from .schema import API_VERSION, KINDS, SOURCE, kuberay_schema_findings
 
 SHELL = ["/bin/bash", "-lc", "--"]
@@ -380,15 +380,12 @@ def cluster_spec(
     return spec, groups, per_rank, why
 
 
-def export_job(
-    job: Job, options: ExportOptions | None = None, site: SiteProfile | None = None
-) -> Export:
+def export_job(job: Job, options: ExportOptions | None = None, *, site: SiteProfile) -> Export:
     """The Job as a ``ray.io/v1`` manifest, validated against KubeRay's CRD, with findings.
 
-    ``site`` names the Worker labels the pods carry (else the shipped example).
+    ``site`` names the Worker labels the pods carry.
     """
     options = options or ExportOptions()
-    site = site or example_site()
     if options.kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}")
     problem = _head_problem(job)

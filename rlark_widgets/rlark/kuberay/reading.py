@@ -17,7 +17,7 @@ from ...contract import RANK_ENV, RUN_SCRIPT_ANNOTATION
 from ...findings import Finding, Severity
 from ...i18n import Text
 from ..job import Job, Mount, Role
-from ..site import SiteProfile, example_site
+from ..site import SiteProfile
 from .manifest import (
     PREPARE_MARK,
     SOURCE_RANKS,
@@ -209,12 +209,11 @@ def _order(groups: list[_Group]) -> tuple[list[_Group], bool, list[Finding]]:
     return sorted(groups, key=lambda g: (g.rank is None, g.rank or 0)), True, findings
 
 
-def read_kuberay(manifest: dict[str, Any], site: SiteProfile | None = None) -> Reading:
+def read_kuberay(manifest: dict[str, Any], site: SiteProfile) -> Reading:
     """The manifest as a Job (raises KeyError/TypeError/ValueError on shapes the schema refuses).
 
-    ``site`` names the role label and the GPU resource (else the shipped example).
+    ``site`` names the role label and the GPU resource.
     """
-    site = site or example_site()
     ordered, ranked, findings = _order(_groups(manifest, site))
     roles: list[Role] = []
     paths: list[str] = []

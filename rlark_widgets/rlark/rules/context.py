@@ -16,7 +16,7 @@ from ..facts import RecordFacts
 from ..inventory import Inventory
 from ..job import Job, Role, normal_path
 from ..node_needs import NodeNeeds, node_needs
-from ..site import SiteProfile, example_site
+from ..site import SiteProfile
 
 Hit = tuple[str, Text, Text]  # (path, message, fix)
 SEED_JOB = "seeds/create-training-job.zh.txt"
@@ -46,7 +46,7 @@ class RuleContext:
     inventory: Inventory | None = None
     target_cluster: str | None = None
     facts: RecordFacts | None = None
-    site: SiteProfile = field(default_factory=example_site)
+    site: SiteProfile = field(kw_only=True)
 
     @cached_property
     def manifest(self) -> dict[str, Any]:

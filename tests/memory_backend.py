@@ -16,7 +16,7 @@ from rlark_widgets.backends.base import SubmitResult
 from rlark_widgets.backends.policy import BackendPolicy, Connection
 from rlark_widgets.findings import Finding
 from rlark_widgets.i18n import Text
-from rlark_widgets.monitor.snapshot import RUNNING, JobSnapshot, WorkerSnapshot
+from rlark_widgets.monitor.snapshot import JobPhase, JobSnapshot, WorkerPhase, WorkerSnapshot
 from rlark_widgets.rlark.inventory import Inventory
 from rlark_widgets.rlark.job import Job
 from rlark_widgets.rlark.site import SiteProfile, example_site
@@ -76,10 +76,10 @@ class MemoryBackend:
         if job is None:
             return snap
         stopped = name in self.memory.stopped
-        snap.phase = "Stopped" if stopped else "Running"
+        snap.phase = JobPhase.STOPPED if stopped else JobPhase.RUNNING
         snap.expected_workers = job.total_workers
         snap.workers = [
-            WorkerSnapshot(role.name, index, None, f"{name}-{role.name}-{index}", RUNNING)
+            WorkerSnapshot(role.name, index, None, f"{name}-{role.name}-{index}", WorkerPhase.RUNNING)
             for role in job.roles
             for index in range(role.replicas)
             if not stopped

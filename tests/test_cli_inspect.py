@@ -110,7 +110,7 @@ def test_config_dir_and_name_with_override(capsys, rlinf_configs_dir: Path):
         str(rlinf_configs_dir / EMBODIED),
         "--config-name",
         "libero_spatial_ppo_openpi",
-        "-o",
+        "--override",
         "cluster.num_nodes=2",
         "--env",
         f"EMBODIED_PATH={rlinf_configs_dir / 'examples/embodiment'}",

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from ..i18n import Text, render
+from ..i18n import Text, default_language, render
 from ..output_files import OutputError, write_output
 from ..rlark.build import merge_overrides
 from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
-from .numbers import count
+from .numbers import count, message_language
 from .terminal import say
 
 
@@ -23,21 +23,60 @@ class UsageError(Exception):
         self.text = text
 
 
-def add_config_arguments(
-    parser: argparse.ArgumentParser, *, positional: bool = True, override_short: bool = True
-) -> None:
+class _ConfigFile(argparse.Action):
+    """``CONFIG`` or ``--config FILE``: one config, given either way.
+
+    ``plan --config F`` works as ``submit --config F`` does; a positional that was not given
+    (argparse calls it with None) leaves a ``--config`` value alone, and two different files
+    are refused rather than one silently dropped.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if values is None:
+            return
+        earlier = getattr(namespace, self.dest, None)
+        if earlier is not None and earlier != values:
+            message = Text(
+                "two configs given ({first} and {second}): give CONFIG or --config FILE, once",
+                first=earlier,
+                second=values,
+            )
+            raise argparse.ArgumentError(
+                self, message.render(message_language.get() or default_language())
+            )
+        setattr(namespace, self.dest, values)
+
+
+def add_config_arguments(parser: argparse.ArgumentParser, *, positional: bool = True) -> None:
     """Config source, overrides, searchpath variables and GPU assumptions.
 
-    ``positional=False`` takes the config as ``--config FILE`` (for commands whose positional
-    argument is something else); ``override_short=False`` frees ``-o`` for an output file.
+    Every command takes ``--config FILE``; ``positional=True`` also takes it as ``CONFIG`` (for
+    commands whose positional argument is not a Job YAML). ``--override`` has no short form:
+    ``-o`` is the output file in every command that writes one.
     """
     source = parser.add_argument_group("RLinf config")
     if positional:
-        source.add_argument("config", nargs="?", help="an RLinf YAML config file")
-    else:
         source.add_argument(
-            "--config", metavar="FILE", help="the RLinf YAML config the Job was planned from"
+            "config",
+            nargs="?",
+            action=_ConfigFile,
+            metavar="CONFIG",
+            help="an RLinf YAML config file",
         )
+    source.add_argument(
+        "--config",
+        dest="config",
+        action=_ConfigFile,
+        metavar="FILE",
+        help="the RLinf YAML config"
+        + (" (the same as CONFIG)" if positional else " (the Job's, to plan it or check against)"),
+    )
     source.add_argument(
         "--config-dir", metavar="DIR", help="Hydra config directory (with --config-name)"
     )
@@ -45,7 +84,7 @@ def add_config_arguments(
         "--config-name", metavar="NAME", help="config name in --config-dir (file stem)"
     )
     source.add_argument(
-        *(("-o", "--override") if override_short else ("--override",)),
+        "--override",
         dest="overrides",
         action="append",
         default=[],

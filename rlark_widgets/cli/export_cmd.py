@@ -30,7 +30,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "or to -o FILE. Exit code 1 when an error finding exists.",
     )
     parser.add_argument("job", nargs="?", metavar="JOB.yaml", help="a Job YAML (or use --config)")
-    add_config_arguments(parser, positional=False, override_short=False)
+    add_config_arguments(parser, positional=False)
     add_job_arguments(parser)
     kuberay = parser.add_argument_group("KubeRay")
     kuberay.add_argument(

@@ -63,7 +63,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "1 findings or failure, 2 usage, 3 timeout. Ctrl-C leaves the Job running.",
     )
     submit.add_argument("job", nargs="?", metavar="JOB.yaml", help="a Job YAML (or use --config)")
-    add_config_arguments(submit, positional=False, override_short=False)
+    add_config_arguments(submit, positional=False)
     add_job_arguments(submit, namespace=False)
     add_backend_arguments(submit)
     add_kuberay_arguments(submit.add_argument_group("KubeRay (with --backend kuberay)"))

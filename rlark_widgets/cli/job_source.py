@@ -18,7 +18,7 @@ from .terminal import say
 
 def add_job_source_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("job", nargs="?", metavar="JOB.yaml", help="a Job YAML (or use --config)")
-    add_config_arguments(parser, positional=False, override_short=False)
+    add_config_arguments(parser, positional=False)
     add_job_arguments(parser)
     add_live_arguments(parser)
 

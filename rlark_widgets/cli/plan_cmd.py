@@ -46,7 +46,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "table, the node-rank map, GPUs and devices per Worker, explanations and findings. "
         "Exit code 1 when an error finding exists.",
     )
-    add_config_arguments(parser, override_short=False)
+    add_config_arguments(parser)
     add_job_arguments(parser)
     add_live_arguments(parser)
     parser.add_argument(

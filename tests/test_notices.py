@@ -36,7 +36,7 @@ def test_each_event_is_told_once_when_it_happens():
     assert notices(stalled, dataclasses.replace(stalled, time=1090.0 + 200)) == []
     assert [n.kind for n in notices(saved, snap("Failed", (10,)))] == [FAILED]
     (ended,) = notices(saved, snap("Succeeded", (10,)))
-    assert ended.kind == ENDED and render(ended.text, "zh") == "demo 已结束：Succeeded。"
+    assert ended.kind == ENDED and render(ended.text, "zh") == "demo 已结束：已成功。"
 
 
 def test_another_run_of_the_job_is_no_event_of_this_one():

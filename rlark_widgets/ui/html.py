@@ -60,7 +60,8 @@ def sentences(parts: Sequence[str], lang: str) -> str:
 
 def table(headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en") -> str:
     head = "".join(f"<th>{esc(render(h, lang))}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    cells = ("".join(f"<td>{esc(render(c, lang))}</td>" for c in row) for row in rows)
+    body = "".join(f"<tr>{row}</tr>" for row in cells)
     return f"<div class='rlk'><table><tr>{head}</tr>{body}</table></div>"
 
 

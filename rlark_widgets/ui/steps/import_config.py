@@ -9,7 +9,7 @@ import ipywidgets as w
 
 from ...examples import example_configs
 from ...i18n import Text
-from ...rlinf.report import mode_name
+from ...rlinf.report import mode_name, strategy_name
 from ..html import CSS, esc, findings_html, table
 from ..labels import Labels
 from ..session import Session
@@ -99,7 +99,7 @@ class ImportStep:
             return
         e = report.expansion
         rows = [
-            (c.name, c.world_size, c.strategy.removesuffix("PlacementStrategy"))
+            (c.name, c.world_size, strategy_name(c.strategy))
             for c in sorted(e.components.values(), key=lambda c: c.name)
         ]
         config_findings = [f for f in report.findings if f.rule_id.startswith(("CFG", "PLC"))]

@@ -144,3 +144,10 @@ def test_the_submit_message_carries_the_measured_time(tmp_path: Path) -> None:
     assert "(the Ray head first; 57 s each in the recent runs here, up to 57 s)" in str(message)
     assert "roughly 15-45 s" not in str(message)
     assert "本机最近几次运行中每个约 57 秒" in chinese(message)
+    # the workspace is said to be shared (#24 item 18)
+    assert str(message).endswith(
+        f"The workspace {tmp_path} is shared by every rlark-widgets process of this user (the app,"
+        " the CLI, the notebooks): a Job name is one Job there; $RLARK_WORKSPACE (or --workspace)"
+        " gives a project its own."
+    )
+    assert f"工作区 {tmp_path} 由当前用户的所有 rlark-widgets 进程" in chinese(message)

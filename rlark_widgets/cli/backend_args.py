@@ -26,7 +26,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         "--workspace",
         type=Path,
         default=DEFAULT_WORKSPACE,
-        help=f"local backend: where Jobs run (default {DEFAULT_WORKSPACE}, or $RLARK_WORKSPACE)",
+        help=f"local backend: where Jobs run (default {DEFAULT_WORKSPACE}, or $RLARK_WORKSPACE),"
+        " shared by every rlark-widgets process of this user: a Job name is one Job there",
     )
     group.add_argument(
         "--context", help="kubernetes, kuberay: kubeconfig context (default: the current one)"

@@ -489,10 +489,16 @@ def _started_message(
         )
     return Text(
         "Started Job '{name}' locally: {workers} Workers start one after another (the Ray head"
-        " first; {expected}). {mode}.{again}",
+        " first; {expected}). {mode}.{again} {shared}",
         name=job.name,
         workers=len(spec.workers),
         expected=start_estimate(workspace),
         mode=mode,
         again=again,
+        shared=Text(
+            "The workspace {workspace} is shared by every rlark-widgets process of this user"
+            " (the app, the CLI, the notebooks): a Job name is one Job there; $RLARK_WORKSPACE"
+            " (or --workspace) gives a project its own.",
+            workspace=str(workspace),
+        ),
     )

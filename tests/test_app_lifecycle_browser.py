@@ -102,7 +102,8 @@ def click_when_enabled(page, name: str) -> None:
 def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) -> None:  # noqa: F811
     """Run to a checkpoint, Stop, Resume from global_step_2 (it starts at step 3 and writes
     global_step_4), Stop, Submit again, Stop, Refresh: no OK banner, no old checkpoint, charts
-    from 0; Delete (confirmed); a 32-node config: no status overlay on its rows."""
+    from 0; Delete (confirmed): nothing of the Job shown or listed; a 32-node config: no
+    status overlay on its rows."""
     open_app(page, voila_url, 1280)
     page.set_default_timeout(120_000)
     page.locator(".widget-dropdown select").first.select_option(EXAMPLE)
@@ -173,6 +174,15 @@ def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) ->
     assert page.get_by_text("the logs, outputs and checkpoints of every run").count() == 1
     page.locator("button:visible", has_text="Delete").last.click()  # the confirmation
     page.get_by_text("Deleted Job").first.wait_for()
+    # #24 item 18: the deleted Job is not watched (no warning banner, no chart of it) and is
+    # not in the Runs list
+    page.wait_for_timeout(8_000)  # a monitor refresh would have come by now
+    assert page.get_by_text("The Job does not exist.").count() == 0
+    assert page.locator(".js-plotly-plot:visible").count() == 0
+    page.get_by_role("button", name="List runs").click()
+    page.wait_for_timeout(3_000)
+    runs = page.locator(".widget-select select").first
+    assert runs.locator("option").count() == 0
 
     tab(page, "1 Import")
     page.locator(".widget-dropdown select").first.select_option("maniskill_ppo_openvlaoft")

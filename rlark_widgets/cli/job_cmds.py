@@ -399,6 +399,7 @@ def run_status(args: argparse.Namespace) -> int:
                 if not (args.watch and getattr(exc, "transient", False)):
                     raise
                 _fail(exc, args.lang)
+                shown = []  # the report after a failed refresh is printed whole again
                 _pause(args.interval, deadline)
                 continue
             result = diagnose(snap)

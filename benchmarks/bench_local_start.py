@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from rlark_widgets.backends.local.layout import JobDir  # noqa: E402
 from rlark_widgets.backends.local.procs import (  # noqa: E402
     ProcessRef,
     session_processes,
+    signal_all,
 )
 from rlark_widgets.backends.local.ray_nodes import (  # noqa: E402
     BASE_ENV,
@@ -102,13 +104,13 @@ def by_hand(temp: Path) -> tuple[float, list[float]]:
 
 
 def end_session(leader: int) -> None:
-    """SIGTERM a node's session, SIGKILL what is left after 15 s (never ``ray stop``)."""
+    """SIGTERM a node's session, SIGKILL what is left after 15 s (never ``ray stop``). A
+    process that exits between the listing and its signal is ended already (``signal_all``
+    skips it: ``terminate`` raised psutil.NoSuchProcess and failed ``make bench``)."""
     procs = [p for p in psutil.process_iter() if _sid(p.pid) == leader]
-    for proc in procs:
-        proc.terminate()
+    signal_all(procs, signal.SIGTERM)
     _, alive = psutil.wait_procs(procs, timeout=15)
-    for proc in alive:
-        proc.kill()
+    signal_all(alive, signal.SIGKILL)
 
 
 def _sid(pid: int) -> int | None:

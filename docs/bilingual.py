@@ -26,6 +26,20 @@ REPO = Path(__file__).resolve().parents[1]
 SOURCES = REPO / "notebooks" / "src"
 NOTEBOOKS = REPO / "notebooks"
 LANGS = ("en", "zh")
+#: The kernel metadata JupyterLab writes when the notebook's kernel starts (ipykernel's
+#: kernelspec and language_info, on the project's Python 3.11.7): a notebook carrying exactly
+#: these is not marked modified on opening (with less, JupyterLab fills them in and the file is
+#: "changed" before anyone typed). Another Python patch version still adds its own version.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "ipython", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.11.7",
+}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # A link to the other notebooks of the pair, as written in the source: NN-name.LANG.ipynb.
 LANG_LINK = re.compile(r"\(([0-9]{2}-[a-z0-9-]+)\.LANG\.ipynb(#[^)]*)?\)")
@@ -70,7 +84,8 @@ def split(notebook: NotebookNode, lang: str, stem: str) -> NotebookNode:
     out = nbformat.v4.new_notebook()
     out.metadata = copy.deepcopy(notebook.metadata)
     out.metadata.pop("jupytext", None)
-    out.metadata["language_info"] = {"name": "python"}
+    out.metadata["kernelspec"] = copy.deepcopy(KERNELSPEC)
+    out.metadata["language_info"] = copy.deepcopy(LANGUAGE_INFO)
     out.metadata["rlark"] = {
         "lang": lang,
         "source": f"notebooks/src/{stem}.py",

@@ -79,7 +79,9 @@ class MemoryBackend:
         snap.phase = JobPhase.STOPPED if stopped else JobPhase.RUNNING
         snap.expected_workers = job.total_workers
         snap.workers = [
-            WorkerSnapshot(role.name, index, None, f"{name}-{role.name}-{index}", WorkerPhase.RUNNING)
+            WorkerSnapshot(
+                role.name, index, None, f"{name}-{role.name}-{index}", WorkerPhase.RUNNING
+            )
             for role in job.roles
             for index in range(role.replicas)
             if not stopped

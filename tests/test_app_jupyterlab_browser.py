@@ -124,3 +124,52 @@ def test_every_figure_fits_the_notebook_output_with_the_file_browser_open(
         page.get_by_text("3 Topology", exact=True).first.click()
         assert_inside(shown(page, 2))
         page.get_by_text("6 Submit & monitor", exact=True).first.click()
+
+
+@pytest.fixture(scope="module")
+def repo_notebooks_lab(tmp_path_factory):
+    """JupyterLab on copies of the repository's notebooks (opening must not change them)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("notebooks")
+    repo = Path(__file__).resolve().parents[1] / "notebooks"
+    for name in OPENED:
+        shutil.copy(repo / name, folder / name)
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [
+        str(Path(sys.executable).parent / "jupyter-lab"),
+        "--no-browser",
+        f"--port={port}",
+        f"--ServerApp.ip={LOOPBACK}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={folder}",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--allow-root",
+    ]
+    env = {
+        "JUPYTERLAB_SETTINGS_DIR": str(folder / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
+    }
+    with serving(argv, port, env=env, log=folder / "lab.log"):
+        yield f"http://{LOOPBACK}:{port}/lab/tree", token
+
+
+#: The app and a teaching pair: every notebook carries the metadata docs/bilingual.py writes.
+OPENED = ("app.ipynb", "00-the-whole-chain.en.ipynb", "00-the-whole-chain.zh.ipynb")
+
+
+@pytest.mark.parametrize("name", OPENED)
+def test_opening_a_notebook_does_not_mark_it_modified(page, repo_notebooks_lab, name: str) -> None:
+    """#24 item 18: the kernel's start wrote its kernelspec and language_info into a notebook
+    that carried less, so JupyterLab showed it modified before anyone typed."""
+    base, token = repo_notebooks_lab
+    page.set_default_timeout(90_000)
+    page.goto(f"{base}/{name}?reset&token={token}", timeout=90_000)  # no earlier tab restored
+    page.locator(".jp-Notebook .jp-Cell:visible").first.wait_for()
+    kernel = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']:visible")
+    page.locator(".jp-Dialog").or_(kernel).first.wait_for()
+    if page.locator(".jp-Dialog").count():
+        page.locator(".jp-Dialog button", has_text="Select").click()
+    kernel.wait_for()
+    page.wait_for_timeout(3_000)  # the kernel's info arrives after idle
+    assert page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count() == 0

@@ -132,8 +132,9 @@ def test_delete_names_what_it_removes_and_waits_for_a_confirmation(tmp_path: Pat
     monitor.confirm.click()
     s._actions.join(timeout=30)
     assert not root.exists() and s.status.startswith("Deleted Job 'again'")
-    s._monitor.join(timeout=30)  # refreshed at once after Delete
-    assert s.snapshot is not None and not s.snapshot.exists
+    s._monitor.join(timeout=30)
+    # a deleted Job is no longer watched: no "does not exist" banner (#24 item 18)
+    assert s.run is None and s.snapshot is None and s.diagnosis is None
 
 
 def test_why_this_plan_follows_role_edits() -> None:

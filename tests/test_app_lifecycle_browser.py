@@ -1,7 +1,8 @@
 """The app's state lifecycle in a real browser (Chromium, real Voila).
 
 Journeys without Ray: a per-node GPU map typed for one config is cleared, with a note, when
-another is loaded; a renamed role's explanation follows; Stop and Delete stay disabled until a Job is submitted.
+another is loaded; a renamed role's explanation follows; Stop and Delete stay disabled (and look
+it) until a Job is submitted; the Import summary names its file.
 The whole Ray journey (run, stop, run again) is a Session test (tests/test_app_lifecycle.py);
 figure sizes at 1,280 and 1,920 px are tests/test_app_layout_browser.py's.
 """
@@ -50,11 +51,32 @@ def test_a_renamed_role_is_explained_under_its_new_name(page, voila_url: str) ->
     shot(page, "why-renamed")
 
 
+#: A button's look: its computed opacity and cursor.
+LOOK = "b => [Number(getComputedStyle(b).opacity), getComputedStyle(b).cursor]"
+
+
 def test_stop_and_delete_wait_for_a_job(page, voila_url: str) -> None:  # noqa: F811
+    """...and look disabled (#24 item 18: the coloured Stop and Delete looked clickable)."""
     open_app(page, voila_url, 1280)
     tab(page, "6 Submit & monitor")
     for label in ("Stop", "Delete", "Refresh"):
-        assert page.get_by_role("button", name=label).first.is_disabled()
+        button = page.get_by_role("button", name=label).first
+        assert button.is_disabled()
+        opacity, cursor = button.evaluate(LOOK)
+        assert opacity <= 0.5 and cursor == "not-allowed", (label, opacity, cursor)
+    opacity, cursor = page.get_by_role("button", name="List runs").first.evaluate(LOOK)
+    assert opacity == 1 and cursor != "not-allowed"
+
+
+def test_the_summary_names_the_imported_file(page, voila_url: str) -> None:  # noqa: F811
+    """#24 item 18: the Import summary says which file it describes, in both languages."""
+    open_app(page, voila_url, 1280)
+    tab(page, "1 Import")
+    page.locator(".widget-dropdown select").first.select_option("maniskill_ppo_openvlaoft")
+    page.get_by_role("button", name="Load example").click()
+    page.get_by_text("Imported: the bundled example maniskill_ppo_openvlaoft.yaml").wait_for()
+    page.get_by_role("button", name="中文").click()
+    page.get_by_text("已导入：自带示例 maniskill_ppo_openvlaoft.yaml").wait_for()
 
 
 EXAMPLE = "local_rehearsal_2node"
@@ -80,7 +102,8 @@ def click_when_enabled(page, name: str) -> None:
 def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) -> None:  # noqa: F811
     """Run to a checkpoint, Stop, Resume from global_step_2 (it starts at step 3 and writes
     global_step_4), Stop, Submit again, Stop, Refresh: no OK banner, no old checkpoint, charts
-    from 0; Delete (confirmed); a 32-node config: no status overlay on its rows."""
+    from 0; Delete (confirmed): nothing of the Job shown or listed; a 32-node config: no
+    status overlay on its rows."""
     open_app(page, voila_url, 1280)
     page.set_default_timeout(120_000)
     page.locator(".widget-dropdown select").first.select_option(EXAMPLE)
@@ -151,6 +174,15 @@ def test_a_second_run_then_delete_then_a_32_node_config(page, voila_url: str) ->
     assert page.get_by_text("the logs, outputs and checkpoints of every run").count() == 1
     page.locator("button:visible", has_text="Delete").last.click()  # the confirmation
     page.get_by_text("Deleted Job").first.wait_for()
+    # #24 item 18: the deleted Job is not watched (no warning banner, no chart of it) and is
+    # not in the Runs list
+    page.wait_for_timeout(8_000)  # a monitor refresh would have come by now
+    assert page.get_by_text("The Job does not exist.").count() == 0
+    assert page.locator(".js-plotly-plot:visible").count() == 0
+    page.get_by_role("button", name="List runs").click()
+    page.wait_for_timeout(3_000)
+    runs = page.locator(".widget-select select").first
+    assert runs.locator("option").count() == 0
 
     tab(page, "1 Import")
     page.locator(".widget-dropdown select").first.select_option("maniskill_ppo_openvlaoft")

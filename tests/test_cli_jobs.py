@@ -115,10 +115,13 @@ def test_submit_twice_status_logs_delete(kube, kubeconfig: Path, tmp_path: Path,
         "demo has ended but still holds 3 Workers; Stop releases them: "
         "rlark-migrate stop demo --backend kubernetes"
     )
-    assert code == 0 and out.count("Job demo on kubernetes") >= 2  # watched on while held
-    assert held in out.splitlines()
-    *_, last = out.rstrip().split("Job demo on kubernetes")
-    assert held not in last  # the last refresh: the Workers are gone, the watch ends
+    # without a terminal (#24 item 18) nothing is redrawn: the report once, then the lines that
+    # changed; the held line and the refresh note once each, however many refreshes came
+    lines = out.splitlines()
+    assert code == 0 and out.count("Job demo on kubernetes") == 1
+    assert lines.count(held) == 1 and sum("(refreshing every 0.1 s" in line for line in lines) == 1
+    assert lines.index(held) < len(lines) - 1  # watched on while held, until the Workers ended
+    assert lines[-1] != held
     # with the Workers gone the Job is settled: one refresh
     code, out, _ = cli(capsys, "status", "demo", *backend, "--watch", "--interval", "0.1")
     assert code == 0 and out.count("Job demo on kubernetes") == 1

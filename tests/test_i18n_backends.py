@@ -452,16 +452,21 @@ def test_local_submit_stop_and_delete_messages_read_in_chinese(
     resumed = {**plan, "paths": {**plan["paths"], "resume_dir": {"container": "/mnt/ckpt/s_4"}}}
     job_mode = LocalBackend(tmp_path, run_mode="job")
     started = [
-        _started_message(job, spec, plan, restart=False),
-        _started_message(job, spec, resumed, restart=True),
+        _started_message(job, spec, plan, False, None, tmp_path),
+        _started_message(job, spec, resumed, True, None, tmp_path),
         _started_message(
-            job, build_spec(job, where, job_mode.options, site=example_site()), plan, restart=True
+            job,
+            build_spec(job, where, job_mode.options, site=example_site()),
+            plan,
+            True,
+            None,
+            tmp_path,
         ),
     ]
-    assert str(started[2]).endswith(
+    assert (
         "The run script is the Job's runScript, run on this machine. This is a new run: it does"
-        " not resume (runner.resume_dir is not set)."
-    )
+        " not resume (runner.resume_dir is not set). The workspace "
+    ) in str(started[2])
     messages = [*started, backend.stop("stopped")]
     error = raised(lambda: backend.logs("stopped", "workers/9"))
     assert error.fix == "Use one of: header/0, workers/0, workers/1, workers/2, run, supervisor."

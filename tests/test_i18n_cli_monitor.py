@@ -180,7 +180,7 @@ def test_submit_and_status_in_chinese(kube, tmp_path: Path, capsys):
     kube.start_workers("demo")
     kube.run_all("demo")
     code, out, _ = cli(capsys, "status", "demo", *backend)
-    assert "kubernetes 上的 Job demo" in out and "header：1/1 个 Worker（1 Running）" in out
+    assert "kubernetes 上的 Job demo" in out and "header：1/1 个 Worker（运行中 1 个）" in out
     assert "Ray 成员：0/3 存活" in out and "Ray head 正在启动（提交后已过" in out  # not a fault yet
     assert_chinese(out)
     _, data, _ = cli(capsys, "status", "demo", *backend, "--json")
@@ -270,8 +270,8 @@ def test_summary_english_is_unchanged():
     ]
     assert summary_lines(snap, {"header": 1, "workers": 2}, lang="zh") == [
         "kubernetes 上的 Job job：状态未知",
-        "  header：1/1 个 Worker（1 Running）",
-        "  workers：2/2 个 Worker（2 Running）",
+        "  header：1/1 个 Worker（运行中 1 个）",
+        "  workers：2/2 个 Worker（运行中 2 个）",
         "  Ray 成员：3/3 存活",
         "  最新 checkpoint：global_step_40，30 秒前（/mnt/output/ckpt/global_step_40）",
         "OK 训练中：第 42 步，最新 checkpoint 为 global_step_40。",

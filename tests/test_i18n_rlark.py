@@ -42,6 +42,7 @@ from rlark_widgets.rlark.planner import (
 )
 from rlark_widgets.rlark.record import RecordError, build_record
 from rlark_widgets.rlark.schema import schema_findings
+from rlark_widgets.rlark.schema_words import schema_detail
 from rlark_widgets.rlark.secrets import secret_findings, ssh_key_findings
 from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.text_fields import (
@@ -182,12 +183,26 @@ def _check_messages() -> Iterator[Text | str]:
             }
         },
     ]
+    long_name = "x" * 64
+    violations = {  # one per kind of violation the Job schema raises (rlark/schema_words.py)
+        "apiVersion": "v1",
+        "kind": "Job",
+        "metadata": {"name": long_name, "namespace": ""},
+        "spec": {"runScript": "x", "tasks": [], "colour": "blue", "tensorboard": {"logDir": "r"}},
+    }
     for finding in [
         *schema_findings(manifests[0], site=example_site()),
+        *schema_findings(violations, site=example_site()),
+        *schema_findings({"spec": {"tasks": [{"replicas": 0}]}}, site=example_site()),
         *(f for m in manifests[1:] for f in secret_findings(m)),
         *ssh_key_findings(["alice-laptop", OPENSSH_KEY]),
     ]:
         yield from (finding.text, finding.fix_text)
+    # a violation our words do not cover keeps jsonschema's sentence, framed as its own
+    other = SimpleNamespace(
+        validator="const", validator_value=1, instance=2, message="1 was expected"
+    )
+    yield schema_detail(other)
 
 
 #: Typed fields that do not read (text_fields.py): every way a mount line, item or count fails.

@@ -529,3 +529,15 @@ def test_the_header_fix_matches_its_cause_the_workers_field() -> None:
     )
     assert "node selection" not in finding.fix
     assert finding.fix_in("zh").startswith("把 Header 角色的 Worker 数设为 1")
+
+
+def test_the_persist_fix_names_the_output_dir_option_not_the_run_script() -> None:
+    """Issue #24 item 15: the CLI and the app set the output path with --output-dir (the
+    app's Output mount), so the fix points there instead of at editing the run script."""
+    fires, _, _, _ = CASES["JOB-CHECKPOINT-PERSIST"]
+    (finding,) = evaluate(fires(), rules=[RULES_BY_ID["JOB-CHECKPOINT-PERSIST"]])
+    assert "--output-dir /mnt/output" in finding.fix and "Output mount" in finding.fix
+    assert "pass runner" not in finding.fix
+    assert "--output-dir /mnt/output" in finding.fix_in("zh") and "输出挂载路径" in finding.fix_in(
+        "zh"
+    )

@@ -374,3 +374,22 @@ def test_a_run_started_here_is_watched_past_a_settled_read_of_the_run_before(tmp
     assert live.seen_live and live.watched_on(now + 1)
     assert not live.refreshed(ended).watched_on(now + 1)  # seen live, then ended: done
     assert not WatchedRun("again").refreshed(ended).watched_on(now)  # attached: ends at once
+
+
+# --- item 18: a deleted Job is no warning and leaves the Runs list ------------------------------
+def test_a_deleted_job_is_no_longer_watched_and_leaves_the_runs_list(tmp_path: Path) -> None:
+    from rlark_widgets.ui.steps.runs_panel import RunsPanel
+
+    _, s = app_watching(tmp_path)
+    panel = RunsPanel(s)
+    panel.load()
+    assert [row.name for row in panel.rows] == ["again"]
+    s.request_delete()
+    assert s.delete(wait=True), s.error
+    s._actions.join(timeout=30)
+    assert s.status.startswith("Deleted Job 'again'") and s.error == ""
+    # no run is watched, so no banner ("The Job does not exist.") and no chart of it
+    assert s.run is None and s.diagnosis is None and s.snapshot is None and s.history == []
+    assert panel.rows == [] and panel.choice.options == ()
+    s._monitor.join(timeout=10)
+    assert s.run is None and s.diagnosis is None  # nothing came back after the delete

@@ -269,8 +269,8 @@ def test_monitor_charts_in_chinese() -> None:
     assert members.layout.title.text == "Ray 成员：存活与预期"
     assert [t.name for t in members.data] == ["预期（num_nodes）", "存活"]
     assert members.layout.xaxis.title.text == "提交后经过的秒数"
-    assert status.layout.title.text == "各角色的 Worker" and status.data[0].name == "Running"
-    assert worker_status_figure([], "zh").layout.annotations[0].text == "（无）"
+    assert status.layout.title.text == "各角色的 Worker" and status.data[0].name == "运行中"
+    assert worker_status_figure([], "zh").layout.title.text == "各角色的 Worker：没有 Worker"
     assert checkpoints.layout.title.text == "Checkpoint 进度"
     assert checkpoints.layout.yaxis.title.text == "步数"
     assert [t.name for t in checkpoints.data] == [

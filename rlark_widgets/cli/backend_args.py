@@ -38,7 +38,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=DEFAULT_WORKSPACE,
         help=f"{_takers(Connection.WORKSPACE)}: where Jobs run (default {DEFAULT_WORKSPACE},"
-        " or $RLARK_WORKSPACE)",
+        " or $RLARK_WORKSPACE), shared by every rlark-widgets process of this user: a Job name"
+        " is one Job there",
     )
     group.add_argument(
         "--context",

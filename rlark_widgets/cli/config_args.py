@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
 
 from ..i18n import Text, default_language, render
 from ..output_files import OutputError, write_output
@@ -24,44 +23,59 @@ class UsageError(Exception):
         self.text = text
 
 
-class _GivenOnce(argparse.Action):
-    """``CONFIG`` and ``--config FILE`` are one option: given twice, it is a usage error."""
+class _ConfigFile(argparse.Action):
+    """``CONFIG`` or ``--config FILE``: one config, given either way.
+
+    ``plan --config F`` works as ``submit --config F`` does; a positional that was not given
+    (argparse calls it with None) leaves a ``--config`` value alone, and two different files
+    are refused rather than one silently dropped.
+    """
 
     def __call__(
         self,
         parser: argparse.ArgumentParser,
         namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
+        values: str | Sequence[object] | None,
         option_string: str | None = None,
     ) -> None:
-        if getattr(namespace, self.dest, None) is not None:
-            lang = message_language.get() or default_language()
-            message = Text("the config is given twice: give CONFIG or --config FILE, not both")
-            raise argparse.ArgumentError(self, message.render(lang))
+        if values is None:
+            return
+        earlier = getattr(namespace, self.dest, None)
+        if earlier is not None and earlier != values:
+            message = Text(
+                "two configs given ({first} and {second}): give CONFIG or --config FILE, once",
+                first=earlier,
+                second=values,
+            )
+            raise argparse.ArgumentError(
+                self, message.render(message_language.get() or default_language())
+            )
         setattr(namespace, self.dest, values)
 
 
 def add_config_arguments(parser: argparse.ArgumentParser, *, positional: bool = True) -> None:
-    """The one grammar of every command that reads an RLinf config: ``--config FILE`` (or
-    ``--config-dir DIR --config-name NAME``), ``--override``, ``--env``, ``--rlinf-repo``,
-    ``--no-compose`` and the GPU assumptions. ``-o`` is never an override: where a command has
-    it, it names the output file.
+    """Config source, overrides, searchpath variables and GPU assumptions.
 
-    ``positional``: the command has no positional argument of its own, so ``CONFIG`` may also be
-    given as one (the same option as ``--config``).
+    Every command takes ``--config FILE``; ``positional=True`` also takes it as ``CONFIG`` (for
+    commands whose positional argument is not a Job YAML). ``--override`` has no short form:
+    ``-o`` is the output file in every command that writes one.
     """
     source = parser.add_argument_group("RLinf config")
     if positional:
         source.add_argument(
             "config",
             nargs="?",
-            default=argparse.SUPPRESS,
-            action=_GivenOnce,
+            action=_ConfigFile,
             metavar="CONFIG",
-            help="an RLinf YAML config file (the same as --config FILE)",
+            help="an RLinf YAML config file",
         )
     source.add_argument(
-        "--config", metavar="FILE", action=_GivenOnce, help="an RLinf YAML config file"
+        "--config",
+        dest="config",
+        action=_ConfigFile,
+        metavar="FILE",
+        help="the RLinf YAML config"
+        + (" (the same as CONFIG)" if positional else " (the Job's, to plan it or check against)"),
     )
     source.add_argument(
         "--config-dir", metavar="DIR", help="Hydra config directory (with --config-name)"

@@ -42,7 +42,7 @@ from .output_args import add_force_argument, command_inputs
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 from .site_args import provenance_line
-from .terminal import clear_screen, log_text, say
+from .terminal import clear_screen, is_terminal, log_text, say
 from .waiting import WAIT_TARGETS, wait_for
 
 EXIT_OK, EXIT_FAILED, EXIT_TIMEOUT = 0, 1, 3
@@ -383,6 +383,11 @@ def run_status(args: argparse.Namespace) -> int:
         desired = _desired(backend, args.name)
         previous: JobSnapshot | None = None
         told: list[str] = []  # every notice of this watch, kept below the refreshed report
+        # Without a terminal (a pipe, a log file) nothing is redrawn: the report is printed
+        # once, then only its lines that changed and each notice once.
+        redrawn = is_terminal()
+        shown: list[str] = []
+        said: set[str] = set()
         deadline = time.monotonic() + args.timeout if args.timeout else None
         while True:
             if deadline is not None and time.monotonic() >= deadline:
@@ -398,6 +403,7 @@ def run_status(args: argparse.Namespace) -> int:
                 if not (args.watch and getattr(exc, "transient", False)):
                     raise
                 _fail(exc, args.lang)
+                shown = []  # the report after a failed refresh is printed whole again
                 _pause(args.interval, deadline)
                 continue
             result = diagnose(snap)
@@ -415,31 +421,45 @@ def run_status(args: argparse.Namespace) -> int:
                     )
                 )
             else:
-                if args.watch:
+                if args.watch and redrawn:
                     clear_screen()
                 lines = summary_lines(snap, desired, result, args.lang)
-                say("\n".join(lines))
+                changed = lines if redrawn or not args.watch else _changed(lines, shown)
+                if changed:
+                    say("\n".join(changed))
+                shown = lines
             if args.watch:
-                told += [f"» {render(n.text, args.lang)}" for n in notices(previous, snap)]
-                told = told[-NOTICES_SHOWN:]
-                if told and not args.json:
-                    say("\n".join(told))
+                new = [f"» {render(n.text, args.lang)}" for n in notices(previous, snap)]
+                told = (told + new)[-NOTICES_SHOWN:]
+                listed = told if redrawn else new
+                if listed and not args.json:
+                    say("\n".join(listed))
                 previous = snap
             if not args.watch or snap.settled:
                 return EXIT_OK if snap.exists and snap.phase != JobPhase.FAILED else EXIT_FAILED
-            if snap.ended:  # the Job is over, its Workers still hold their nodes
-                _say(_held(snap, args), args.lang)
             refreshing = Text(
                 "(refreshing every {seconds} s; Ctrl-C stops watching, the Job keeps running)",
                 seconds=f"{args.interval:g}",
             )
-            _say(refreshing, args.lang, flush=True)
+            # the Job is over while its Workers still hold their nodes; then how it refreshes
+            for line in [render(_held(snap, args), args.lang)] * snap.ended + [
+                render(refreshing, args.lang)
+            ]:
+                if redrawn or line not in said:
+                    say(line, flush=True)
+                    said.add(line)
             _pause(args.interval, deadline)
     except KeyboardInterrupt:
         say("\n" + Text("Stopped watching; the Job keeps running.").render(args.lang))
         return EXIT_OK
     except BackendError as exc:
         return _fail(exc, args.lang)
+
+
+def _changed(lines: list[str], before: list[str]) -> list[str]:
+    """The report's lines a log has not seen in the previous report (all of them the first time)."""
+    seen = set(before)
+    return [line for line in lines if line not in seen]
 
 
 def _held(snap: JobSnapshot, args: argparse.Namespace) -> Text:

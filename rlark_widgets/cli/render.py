@@ -11,7 +11,7 @@ from ..i18n import Text, render
 from ..rlark.planner import Plan
 from ..rlinf import ClusterSpec, ConfigReport, Expansion, NodeGroupSpec
 from ..rlinf.ranks import format_ranks
-from ..rlinf.report import mode_name
+from ..rlinf.report import mode_name, strategy_name
 
 SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 WIDE = ("W", "F")  # East Asian wide and full-width characters take two terminal columns
@@ -140,7 +140,7 @@ def _components(expansion: Expansion, lang: str) -> list[str]:
                 (
                     c.name,
                     c.world_size,
-                    c.strategy.removesuffix("PlacementStrategy"),
+                    strategy_name(c.strategy),
                     c.path.split(".", 2)[-1],
                 )
                 for c in sorted(expansion.components.values(), key=lambda c: c.name)

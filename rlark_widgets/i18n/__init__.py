@@ -80,6 +80,20 @@ class Listing(Text):
         return sep.join(render(item, lang) for item in items)
 
 
+class Rendered(Text):
+    """A message rendered in every language where its values were known (a process that wrote
+    it to a file), read back elsewhere: ``renderings`` maps a language to its text."""
+
+    __slots__ = ()
+
+    def __init__(self, renderings: Mapping[str, str]) -> None:
+        super().__init__(str(renderings.get("en", "")), renderings=dict(renderings))
+
+    def render(self, lang: str = "en") -> str:
+        renderings: Mapping[str, str] = self.params["renderings"]  # type: ignore[assignment]
+        return renderings.get(lang) or self.template
+
+
 class TextError(Exception):
     """An error a user can act on, worded as :class:`Text` so any display can pick the language.
 

@@ -41,6 +41,8 @@ LINKS = (
 )
 SOURCE = "seeds/rlinf-faq.zh.txt (Job 长时间 Pending 或没有 Worker 时，先检查什么); rlark-widgets: the diagnosis chain"
 IMAGE_REASONS = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
+#: A local Worker whose ``ray start`` timed out registering with the head (a busy machine).
+START_TIMED_OUT = "StartTimedOut"
 CRASH_REASONS = {
     "CrashLoopBackOff",
     "OOMKilled",
@@ -167,6 +169,27 @@ def _ended(snap: JobSnapshot, stopped: bool) -> Diagnosis:
         else Text("The Job finished, {checkpoint}.", checkpoint=checkpoint)
     )
     return Diagnosis("ended", True, title, _verdict_detail(snap), training=False)
+
+
+def _worker_fix(worker: WorkerSnapshot) -> Text:
+    """The fix of a failed Worker follows its reason: memory only for OOMKilled."""
+    if worker.reason == START_TIMED_OUT:
+        return Text(
+            "Its Ray node could not register with the head in time because this machine was "
+            "busy; more memory would not help. Submit again when the machine is less loaded, or "
+            "with fewer Workers."
+        )
+    if worker.head:
+        return Text(
+            "Every Ray member depends on the head, so the Job cannot go on: read its log "
+            "(rlark-migrate logs), fix the cause and submit again."
+        )
+    if worker.reason == "OOMKilled":
+        return Text(
+            "Read its log (rlark-migrate logs); OOMKilled needs memory the Job cannot request, "
+            "so ask the admin."
+        )
+    return Text("Read its log (rlark-migrate logs), fix the cause and submit again.")
 
 
 def _worker_failed(worker: WorkerSnapshot) -> Text:
@@ -368,18 +391,9 @@ def diagnose(snap: JobSnapshot, stale_after: float = 900.0) -> Diagnosis:
         )
     for worker in snap.workers:
         if worker.phase == FAILED or worker.reason in CRASH_REASONS:
-            fix = (
-                Text(
-                    "Every Ray member depends on the head, so the Job cannot go on: read its log "
-                    "(rlark-migrate logs), fix the cause and submit again."
-                )
-                if worker.head
-                else Text(
-                    "Read its log (rlark-migrate logs); OOMKilled needs memory the Job cannot "
-                    "request, so ask the admin."
-                )
+            return _broken(
+                "workers-running", _worker_failed(worker), worker.message or "", _worker_fix(worker)
             )
-            return _broken("workers-running", _worker_failed(worker), worker.message or "", fix)
     waiting = [w for w in snap.workers if w.phase not in (RUNNING, SUCCEEDED)]
     if waiting:
         return _broken(

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from ..i18n import Text
-from .snapshot import RUNNING, JobPhase, JobSnapshot
+from .snapshot import RUNNING, JobPhase, JobSnapshot, phase_name
 
 
 @dataclass
@@ -52,7 +52,7 @@ def row_text(row: JobRow, age: Text | str) -> Text:
         "{name}  {phase}  run {run}  Workers {running}/{expected}  step {step}  {checkpoint}"
         "  started {age} ago",
         name=row.name,
-        phase=row.phase,
+        phase=phase_name(row.phase),
         run=row.run[:8] if row.run else "-",
         running=row.workers_running,
         expected=row.workers_expected,

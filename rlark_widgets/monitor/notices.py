@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..i18n import Text
 from .scalars import STALLED
-from .snapshot import JobPhase, JobSnapshot
+from .snapshot import JobPhase, JobSnapshot, phase_name
 
 CHECKPOINT, ENDED, FAILED, STALL = "checkpoint", "ended", "failed", "stalled"
 
@@ -42,7 +42,7 @@ def notices(before: JobSnapshot | None, after: JobSnapshot) -> list[Notice]:
             text = Text("{job} failed.", job=after.job)
             found.append(Notice(FAILED, text))
         else:
-            phase = after.phase or Text("gone")
+            phase = phase_name(after.phase) if after.phase else Text("gone")
             found.append(Notice(ENDED, Text("{job} ended: {phase}.", job=after.job, phase=phase)))
     was, now = before.pace, after.pace
     if now is not None and now.state == STALLED and (was is None or was.state != STALLED):

@@ -181,6 +181,23 @@ APART_NAMES = {
     EARLIER_TERMINATING: Text("from an earlier run, terminating"),
 }
 
+#: A Job's or Worker's phase as the reader sees it, in the reader's language (the JSON keeps
+#: the phase itself: Kubernetes' word).
+PHASE_NAMES = {
+    PENDING: Text("Pending"),
+    RUNNING: Text("Running"),
+    SUCCEEDED: Text("Succeeded"),
+    FAILED: Text("Failed"),
+    UNKNOWN: Text("Unknown"),
+    STOPPED: Text("Stopped"),
+    "Gone": Text("Gone"),
+}
+
+
+def phase_name(phase: str | None) -> Text | str:
+    """``phase`` for a message; another word (a backend's own) as it is."""
+    return PHASE_NAMES.get(phase or UNKNOWN, phase or "")
+
 
 @dataclass
 class RunInfo:

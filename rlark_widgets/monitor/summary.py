@@ -9,7 +9,7 @@ from ..i18n import Listing, Text, render
 from .diagnosis import Diagnosis, diagnose
 from .gpus import GpuUse
 from .scalars import latest_values
-from .snapshot import APART_NAMES, JobSnapshot
+from .snapshot import APART_NAMES, JobSnapshot, phase_name
 
 #: Workers listed apart and earlier checkpoints named in the report, at most.
 LISTED = 5
@@ -35,7 +35,13 @@ class RoleLine:
             role=self.role,
             actual=self.actual,
             desired=self.desired,
-            phases=", ".join(f"{n} {p}" for p, n in sorted(self.phases.items())),
+            phases=Listing(
+                (
+                    Text("{count} {phase}", count=n, phase=phase_name(p))
+                    for p, n in sorted(self.phases.items())
+                ),
+                ", ",
+            ),
         )
 
 
@@ -65,7 +71,7 @@ def age(seconds: float) -> Text:
 
 
 def _heading(snap: JobSnapshot) -> Text:
-    phase = snap.phase or Text("unknown phase")
+    phase = phase_name(snap.phase) if snap.phase else Text("unknown phase")
     if snap.rehearsal:
         return Text(
             "Job {job} on {backend} (rehearsal, not training): {phase}",
@@ -98,7 +104,7 @@ def _apart_line(snap: JobSnapshot) -> Text | None:
                 worker=w.key,
                 name=w.name,
                 why=APART_NAMES.get(w.apart or "", w.apart or ""),
-                phase=w.phase,
+                phase=phase_name(w.phase),
             )
             for w in snap.others[:LISTED]
         ),

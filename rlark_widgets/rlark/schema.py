@@ -19,6 +19,7 @@ import yaml
 
 from ..findings import Finding, Severity
 from ..i18n import Text
+from .schema_words import schema_detail, unknown_fields
 from .site import SiteProfile
 
 if TYPE_CHECKING:
@@ -128,16 +129,6 @@ def wrongly_typed(manifest: Any, site: SiteProfile) -> list[str]:
     ]
 
 
-def _unknown_fields(error: Any) -> list[str]:
-    """The keys an ``additionalProperties: false`` violation is about."""
-    known = set(error.schema.get("properties") or {})
-    return (
-        [str(k) for k in error.instance if k not in known]
-        if isinstance(error.instance, dict)
-        else []
-    )
-
-
 def _unknown_field(path: str, name: str) -> Finding:
     where = f"{path}.{name}" if path else name
     return Finding(
@@ -171,15 +162,14 @@ def schema_findings(
     ):
         if unknown_as_info and error.validator == "additionalProperties":
             base = field_path(error.absolute_path)
-            findings += [_unknown_field(base, name) for name in _unknown_fields(error)]
+            findings += [_unknown_field(base, name) for name in unknown_fields(error)]
             continue
         findings.append(
             Finding(
                 "JOB-SCHEMA",
                 Severity.ERROR,
                 field_path(error.absolute_path) or "(document)",
-                # jsonschema's own explanation stays as it says it (English), quoted in ours
-                Text("Does not match the RLark Job schema: {detail}.", detail=error.message),
+                Text("Does not match the RLark Job schema: {detail}.", detail=schema_detail(error)),
                 Text(
                     "Correct the field as the CRD describes it (`rlark-migrate crd` prints the "
                     "schema)."

@@ -15,6 +15,7 @@ from ..findings import Finding, Severity
 from ..i18n import Text
 from .errors import ClusterConfigError
 from .hardware import CONFIG_NAMES, ROBOT_FIELDS, RobotConfig, config_class_error, node_rank_message
+from .overrides import override_key
 from .ranks import RankRangeError, RankSyntaxError, format_ranks, parse_rank_config
 
 RESERVED_LABELS = ("cluster", "node")
@@ -415,7 +416,7 @@ def _ip_errors(robots: tuple[RobotConfig, ...]) -> list[ClusterConfigError]:
         _fail(
             _ip_message(robot, name, value),
             f"{robot.path}.{name}",
-            _ip_fix(robot, value),
+            _ip_fix(robot, name, value),
         )
         for robot in robots
         for name, value in robot.invalid_ips()
@@ -432,11 +433,14 @@ def _ip_message(robot: RobotConfig, name: str, value: str) -> Text:
     )
 
 
-def _ip_fix(robot: RobotConfig, value: str) -> Text:
+def _ip_fix(robot: RobotConfig, name: str, value: str) -> Text:
+    """The fix names the field as an override takes it (``node_groups.1``, not ``[1]``)."""
     return Text(
-        "Replace '{value}' with the robot's IP address as seen from node {node_rank}.",
+        "Replace '{value}' with the robot's IP address as seen from node {node_rank}: in the "
+        "config, or with the override {key}=<IP>.",
         value=value,
         node_rank=robot.node_rank,
+        key=override_key(f"{robot.path}.{name}"),
     )
 
 
@@ -775,7 +779,7 @@ def _startup_findings(groups: tuple[NodeGroupSpec, ...]) -> list[Finding]:
                         Severity.ERROR,
                         f"{robot.path}.{name}",
                         _ip_message(robot, name, value),
-                        _ip_fix(robot, value),
+                        _ip_fix(robot, name, value),
                         "RLinf rlinf/scheduler/hardware/robots (robot_ip validation)",
                     )
                 )

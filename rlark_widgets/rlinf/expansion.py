@@ -15,7 +15,13 @@ from typing import Any
 from ..i18n import Text
 from .cluster import ClusterSpec, PlacementEntry
 from .errors import PlacementError, RLinfConfigError, TaskTypeError
-from .grammar import GrammarError, RankPart, parse_rank_map, process_resources
+from .grammar import (
+    GrammarError,
+    RankPart,
+    ResourcesOutsideError,
+    parse_rank_map,
+    process_resources,
+)
 from .model_parallel import (
     ConfigLookup,
     ModelParallelError,
@@ -371,6 +377,10 @@ def _parse_entry(entry: PlacementEntry, groups: list[Any]) -> tuple[_ParsedEntry
     type_name = "Node" if node_mode else ", ".join(g.type_name for g in groups)
     try:
         parts = parse_rank_map(entry.placement, total, type_name)
+    except ResourcesOutsideError as exc:
+        gpus = any(g.hardware_type == ACCELERATOR for g in groups)
+        fix = _gpu_count_fix(total, groups) if gpus else _GRAMMAR_FIX
+        raise PlacementError(exc.text, entry.path, fix) from None
     except GrammarError as exc:
         raise _placement_error(exc.text, entry) from None
     parsed = _ParsedEntry(entry, groups, parts, node_mode)
@@ -464,6 +474,17 @@ _MODEL_PARALLEL_FIX = Text(
     "Reasoning placements need actor, rollout and reward; contiguous GPU ranges; and "
     "GPU counts per node that fit the tensor-parallel sizes (see RLinf's execution modes)."
 )
+
+
+def _gpu_count_fix(total: int, groups: list[ResourceGroup]) -> Text:
+    """A GPU rank beyond the assumed GPUs: the GPU count is as likely the cause as the text."""
+    return Text(
+        "The node group(s) {groups} have {total} GPU(s) under the assumed GPUs per node. If the "
+        "nodes have more, give their count (--gpus-per-node N or --gpus-per-node-map RANK:N; in "
+        "the app, GPUs per node); otherwise keep this placement's GPU ranks below {total}.",
+        groups=", ".join(g.label for g in groups),
+        total=total,
+    )
 
 
 def _placement_error(message: Text, entry: PlacementEntry) -> PlacementError:

@@ -10,11 +10,15 @@ from dataclasses import dataclass
 
 from ..i18n import Text
 from .errors import RLinfCheckError
-from .ranks import RankRangeError, RankSyntaxError, parse_rank_config
+from .ranks import RankOutsideError, RankRangeError, RankSyntaxError, parse_rank_config
 
 
 class GrammarError(RLinfCheckError, ValueError):
     """A placement string RLinf's parser rejects (message as RLinf words it)."""
+
+
+class ResourcesOutsideError(GrammarError):
+    """Resource ranks beyond the resources there are: well written, maybe too few assumed."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,8 @@ def parse_rank_map(text: str, resource_count: int, resource_type: str) -> list[R
         try:
             resources = parse_rank_config(pieces[0].strip(), available, resource_type)
         except RankRangeError as exc:
-            raise GrammarError(
+            kind = ResourcesOutsideError if isinstance(exc, RankOutsideError) else GrammarError
+            raise kind(
                 Text(
                     "Error parsing resource ranks in placement string: {part} of placement "
                     "config: {text}. {reason}",

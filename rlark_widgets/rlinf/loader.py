@@ -34,6 +34,7 @@ from ..safe_yaml import (
 )
 from .errors import ConfigLoadError, MissingVariableError
 from .interpolation_budget import InterpolationBudget
+from .overrides import check_overrides
 from .resolvers import register_rlinf_resolvers
 from .yaml_traps import sexagesimal_findings
 
@@ -135,6 +136,7 @@ def load_text(text: str, source: str = "<uploaded>", overrides: Sequence[str] = 
             INPUT_LIMIT_FIX,
         )
     _check_yaml_syntax(text, Path(source))
+    check_overrides(overrides)
     register_rlinf_resolvers()
     try:
         loaded = OmegaConf.create(text)
@@ -187,6 +189,7 @@ def compose_config(
     file = directory / f"{name}.yaml"
     raw_text = _read_text(file, max_bytes)
     _check_yaml_syntax(raw_text, file)
+    check_overrides(overrides)
     register_rlinf_resolvers()
     env = dict(env or {})
     guessed: list[Finding] = []

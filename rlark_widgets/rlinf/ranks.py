@@ -16,6 +16,10 @@ class RankRangeError(RLinfCheckError, ValueError):
     """A rank lies outside the available ranks or a range runs backwards (RLinf asserts)."""
 
 
+class RankOutsideError(RankRangeError):
+    """A rank beyond the available ones: the cause may be the assumed resource count, not the text."""
+
+
 #: More ranks than any cluster has. RLinf sets no limit, but building the list for a typo such
 #: as ``0:0-10000000000`` would take all memory, so it is refused before the list is built.
 MAX_RANKS = 1_000_000
@@ -102,9 +106,9 @@ def _check_within(
 ) -> None:
     kind = rank_type if rank_type is not None else ""
     if not available:
-        raise RankRangeError(_no_resources(rank, is_start, text, kind))
+        raise RankOutsideError(_no_resources(rank, is_start, text, kind))
     if not available[0] <= rank <= available[-1]:
-        raise RankRangeError(_outside(rank, is_start, text, kind, format_ranks(available)))
+        raise RankOutsideError(_outside(rank, is_start, text, kind, format_ranks(available)))
 
 
 def _no_resources(rank: int, is_start: bool, text: str, kind: str) -> Text:

@@ -37,6 +37,20 @@ def mode_name(mode: str | None) -> Text | str:
     return MODE_NAMES.get(mode, mode) if mode else "-"
 
 
+# RLinf's placement strategies as a table shows them: its class names less the suffix, named
+# in Chinese beside them (a bare "Flexible" was the one English word of a zh table).
+STRATEGY_NAMES = {
+    "FlexiblePlacementStrategy": Text("Flexible"),
+    "NodePlacementStrategy": Text("Node"),
+    "PackedPlacementStrategy": Text("Packed"),
+}
+
+
+def strategy_name(strategy: str) -> Text | str:
+    """A component's placement strategy for a table."""
+    return STRATEGY_NAMES.get(strategy, strategy.removesuffix("PlacementStrategy"))
+
+
 MODE_LESSONS = {
     "HYBRID": Text(
         "Hybrid placement: components may share or split GPUs freely; RLinf never asks Ray "

@@ -43,6 +43,10 @@ CSS = """
 .rlk .log pre { margin: 0; padding: 8px 10px; font-size: 12px; line-height: 1.35; white-space: pre-wrap;
                 font-family: ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', monospace; }
 .rlk .k { color: #0072B2; } .rlk .s { color: #009E73; } .rlk .c { opacity: .6; }
+/* A disabled button looks disabled: the widgets' own opacity left a coloured Submit, Stop or
+   Delete looking clickable. */
+.jupyter-button:disabled, .widget-button:disabled { opacity: .38 !important; filter: grayscale(.8);
+            cursor: not-allowed !important; box-shadow: none !important; }
 </style>
 """
 
@@ -60,7 +64,8 @@ def sentences(parts: Sequence[str], lang: str) -> str:
 
 def table(headers: Sequence[Text | str], rows: Iterable[Sequence[object]], lang: str = "en") -> str:
     head = "".join(f"<th>{esc(render(h, lang))}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    cells = ("".join(f"<td>{esc(render(c, lang))}</td>" for c in row) for row in rows)
+    body = "".join(f"<tr>{row}</tr>" for row in cells)
     return f"<div class='rlk'><table><tr>{head}</tr>{body}</table></div>"
 
 

@@ -196,6 +196,7 @@ class Session(HasTraits):
     notices = List(Instance(Notice))  # the watched run's latest events, newest last
     submitted_at = Float(None, allow_none=True)
     delete_pending = Unicode("")  # what Delete would remove, while it waits for confirmation
+    deleted = Unicode("")  # the Job Delete removed last: the Runs panel drops it
     resume_from = Unicode(LATEST)  # the Resume picker: latest or global_step_N (kept as chosen)
     revision = Int(0)  # bumps whenever the Job changes (views redraw once per bump)
 
@@ -1056,8 +1057,9 @@ class Session(HasTraits):
         self.delete_pending = ""
 
     def delete(self, wait: bool = False) -> bool:
-        """Delete, once confirmed (:meth:`request_delete` first), in the background like Stop;
-        then watch it at once."""
+        """Delete, once confirmed (:meth:`request_delete` first), in the background like Stop.
+        A deleted Job is no longer watched (a run that does not exist is no warning) and leaves
+        the Runs list; a failed delete goes on watching it."""
         if not self.delete_pending or self.run is None:
             self.request_delete()
             return False
@@ -1072,12 +1074,20 @@ class Session(HasTraits):
                     "delete",
                     lambda: self.backend().delete(name),
                 )
-                self._left.pop(name, None)
-                self._say("status", said)
-            finally:
+            except BaseException:
                 self.start_monitor()
+                raise
+            self._left.pop(name, None)
+            self._actions.deliver(token, lambda: self._forget_deleted(name))
+            self._say("status", said)
 
         return self._action(Text("Delete"), Text("Deleting Job '{name}'…", name=name), work, wait)
+
+    def _forget_deleted(self, name: str) -> None:
+        if self.run is not None and self.run.name == name:
+            self._watch(None)
+        self.deleted = ""  # a second delete of the same name is news too
+        self.deleted = name
 
     def logs(self, worker: str, tail: int = 200) -> str:
         """A log of the watched Job, found among the Workers of its latest snapshot (read again

@@ -12,11 +12,20 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..i18n import Text
+from ..i18n import Text, render
 from ..monitor.history import HistoryPoint
-from ..monitor.snapshot import FAILED, PENDING, RUNNING, STOPPED, SUCCEEDED, UNKNOWN, JobSnapshot
+from ..monitor.snapshot import (
+    FAILED,
+    PENDING,
+    RUNNING,
+    STOPPED,
+    SUCCEEDED,
+    UNKNOWN,
+    JobSnapshot,
+    phase_name,
+)
 from .markup import figure_text
-from .palette import NEUTRAL, STATE_COLOURS, transparent_layout
+from .palette import NEUTRAL, STATE_COLOURS, saying, transparent_layout
 
 WORKER_STATES = (RUNNING, PENDING, FAILED, SUCCEEDED, STOPPED, UNKNOWN)
 SINCE_SUBMIT = Text("seconds since submit")
@@ -32,13 +41,19 @@ def worker_status_figure(
     history: list[HistoryPoint], lang: str = "en", start: float | None = None
 ) -> go.Figure:
     """Stacked Worker counts per state over time, one panel per role; ``start``: the run's
-    start (default: the first refresh)."""
-    roles = list(dict.fromkeys(role for point in history for role, _, _ in point.phases)) or [
-        Text("(none)").render(lang)
-    ]
-    titles = [figure_text(role) for role in roles]
-    figure = make_subplots(rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=titles)
-    start = start if start is not None else history[0].time if history else 0.0
+    start (default: the first refresh).
+
+    Every state drawn has its legend entry (the first panel it appears in shows it: a state only
+    one role reached, or the only state there is, had none); with no Worker left (a deleted
+    Job) the title says so and no empty axes are drawn."""
+    roles = list(dict.fromkeys(role for point in history for role, _, _ in point.phases))
+    if not any(point.workers(r, s) for point in history for r in roles for s in WORKER_STATES):
+        return saying(Text("Workers per role: no Worker"), lang)
+    figure = make_subplots(
+        rows=1, cols=len(roles), shared_yaxes=True, subplot_titles=list(map(figure_text, roles))
+    )
+    start = start if start is not None else history[0].time
+    shown: set[str] = set()
     for col, role in enumerate(roles, start=1):
         for state in WORKER_STATES:
             counts = [point.workers(role, state) for point in history]
@@ -48,19 +63,23 @@ def worker_status_figure(
                 go.Scatter(
                     x=[point.time - start for point in history],
                     y=counts,
-                    name=state,
+                    name=render(phase_name(state), lang),
                     stackgroup=role,
                     line=dict(color=STATE_COLOURS[state]),
                     legendgroup=state,
-                    showlegend=col == 1,
+                    showlegend=state not in shown,
                 ),
                 row=1,
                 col=col,
             )
+            shown.add(state)
     figure.update_layout(
-        **transparent_layout(title=Text("Workers per role").render(lang), height=260)
+        **transparent_layout(title=Text("Workers per role").render(lang), height=260),
+        showlegend=True,
     )
     figure.update_xaxes(title_text=SINCE_SUBMIT.render(lang), rangemode="tozero")
+    top = max(sum(point.workers(r, s) for s in WORKER_STATES) for point in history for r in roles)
+    figure.update_yaxes(rangemode="tozero", dtick=count_step(top))
     return figure
 
 

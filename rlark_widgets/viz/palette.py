@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import plotly.graph_objects as go
+
+from ..i18n import Text
+
 ROLE_COLOURS = (
     "#0072B2",  # blue
     "#9E6C00",  # ochre (Okabe-Ito orange, darkened)
@@ -74,3 +78,13 @@ def transparent_layout(**extra: Any) -> dict[str, Any]:
         "margin": dict(l=10, r=10, t=40, b=10),
         **extra,
     }
+
+
+def saying(title: Text, lang: str) -> go.Figure:
+    """A chart with nothing to draw: its title says why, and no empty axes (plotly's default
+    -1..6 and 0..4 ticks) suggest values."""
+    figure = go.Figure()
+    figure.update_layout(**transparent_layout(title=title.render(lang), height=80))
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    return figure

@@ -15,7 +15,7 @@ from ..i18n import Text
 from ..monitor.gpus import GpuUse
 from ..monitor.scalars import ScalarSeries
 from .markup import figure_text
-from .palette import role_colour, transparent_layout
+from .palette import role_colour, saying, transparent_layout
 
 #: Curves drawn at once: more would make panels too thin to read; the picker chooses.
 MAX_PANELS = 6
@@ -25,16 +25,6 @@ PANEL_HEIGHT = 170
 GPU_BAR_LIMIT = 64
 #: The heatmap's height: a few pixels per Worker, between these bounds.
 HEATMAP_HEIGHT = (280, 560)
-
-
-def _saying(title: Text, lang: str) -> go.Figure:
-    """A chart with nothing to draw: its title says why, and no empty axes (plotly's default
-    -1..6 and 0..4 ticks) suggest values."""
-    figure = go.Figure()
-    figure.update_layout(**transparent_layout(title=title.render(lang), height=80))
-    figure.update_xaxes(visible=False)
-    figure.update_yaxes(visible=False)
-    return figure
 
 
 def default_tags(scalars: dict[str, ScalarSeries], count: int = 3) -> list[str]:
@@ -51,7 +41,7 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
             if not scalars
             else Text("Training curves: pick scalars to draw")
         )
-        return _saying(title, lang)
+        return saying(title, lang)
     figure = make_subplots(
         rows=len(shown),
         cols=1,
@@ -86,7 +76,7 @@ def scalar_figure(scalars: dict[str, ScalarSeries], tags: list[str], lang: str =
 def gpu_figure(gpus: list[GpuUse], note: Text | None, lang: str = "en") -> go.Figure:
     """Utilisation and memory per GPU, grouped by Worker; the note instead when there is none."""
     if not gpus:
-        return _saying(note or Text("GPU use: no GPU metrics reported"), lang)
+        return saying(note or Text("GPU use: no GPU metrics reported"), lang)
     if len(gpus) > GPU_BAR_LIMIT:
         return gpu_heatmap(gpus, lang)
     labels = [f"{figure_text(g.worker)} · GPU {g.index}" for g in gpus]

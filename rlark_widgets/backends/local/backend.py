@@ -49,6 +49,7 @@ from .preflight import check_node_ip, preflight_findings
 from .procs import TOKEN_ENV, ProcessRef, RunLeaders, end_run, job_processes
 from .removal import ray_temp_root, remove_within, temp_dir
 from .spec import REHEARSAL_COMMAND, LocalOptions, RunMode, Spec, build_plan, build_spec
+from .start_times import start_estimate
 from .status import read_snapshot
 
 
@@ -190,9 +191,8 @@ class LocalBackend:
             )
             _write_run(where, job, spec, plan)
             _launch_supervisor(where, spec)
-        return SubmitResult(
-            job.name, True, _started_message(job, spec, plan, restart, previous), str(where.root)
-        )
+        started = _started_message(job, spec, plan, restart, previous, self.workspace)
+        return SubmitResult(job.name, True, started, str(where.root))
 
     def list_jobs(self) -> list[str]:
         """The Jobs submitted in this workspace, oldest first (they outlive a kernel restart)."""
@@ -459,7 +459,12 @@ def _launch_supervisor(where: JobDir, spec: Spec) -> None:
 
 
 def _started_message(
-    job: Job, spec: Spec, plan: dict[str, Any], restart: bool, previous: str | None = None
+    job: Job,
+    spec: Spec,
+    plan: dict[str, Any],
+    restart: bool,
+    previous: str | None,
+    workspace: Path,
 ) -> Text:
     mode = (
         Text("The run script is the rehearsal ({command}), not training", command=REHEARSAL_COMMAND)
@@ -484,9 +489,16 @@ def _started_message(
         )
     return Text(
         "Started Job '{name}' locally: {workers} Workers start one after another (the Ray head"
-        " first; roughly 15-45 s each on a small machine). {mode}.{again}",
+        " first; {expected}). {mode}.{again} {shared}",
         name=job.name,
         workers=len(spec.workers),
+        expected=start_estimate(workspace),
         mode=mode,
         again=again,
+        shared=Text(
+            "The workspace {workspace} is shared by every rlark-widgets process of this user"
+            " (the app, the CLI, the notebooks): a Job name is one Job there; $RLARK_WORKSPACE"
+            " (or --workspace) gives a project its own.",
+            workspace=str(workspace),
+        ),
     )

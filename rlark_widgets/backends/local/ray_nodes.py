@@ -47,6 +47,8 @@ BASE_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 #: Ray, so each attempt and a prepare-script failure can be told apart in the log.
 START_MARK = "[rlark-local] start"
 PREPARED_MARK = "[rlark-local] prepare script done; starting Ray"
+#: The end of the exception Ray's ``ray start`` raises when its node does not register in time.
+OVERLOADED_MARK = "the GCS has become overloaded"
 
 
 def ray_executable() -> str:
@@ -129,6 +131,13 @@ def last_attempt(lines: list[str]) -> list[str]:
     """The lines of a Worker log written since its last (re)start."""
     starts = [i for i, line in enumerate(lines) if line.startswith(START_MARK)]
     return lines[starts[-1] + 1 :] if starts else lines
+
+
+def start_timed_out(lines: list[str]) -> bool:
+    """Whether the last attempt ended with Ray's start timeout: its raylet did not register with
+    the head within Ray's 30 s, which Ray words as "... or the GCS has become overloaded"
+    (``ray/_private/node.py``). On this machine that is load, never memory."""
+    return any(OVERLOADED_MARK in line for line in last_attempt(lines))
 
 
 def prepare_failed(lines: list[str]) -> bool:

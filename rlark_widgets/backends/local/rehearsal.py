@@ -33,10 +33,13 @@ from typing import Any
 import yaml
 
 from ...contract import RANK_ENV, RANK_LABEL, RAY_ADDRESS_ENV
-from ...i18n import Listing, Text
+from ...i18n import LANGUAGES, Listing, Rendered, Text
 from ...monitor.snapshot import Verdict
 
 TAG = "[rehearsal]"
+#: Set by the supervisor on the run script: the Workers it gave up starting (their nodes will
+#: never join), so the wait for members ends at once instead of at its timeout.
+GIVEN_UP_ENV = "RLARK_LOCAL_GIVEN_UP"
 PASSED = "REHEARSAL PASSED"
 RAN = "REHEARSAL RAN"  # ran to its end, but the placement was not checked
 FAILED = "REHEARSAL FAILED"
@@ -140,6 +143,18 @@ class Rehearsal:
             alive = [n for n in ray.nodes() if n["Alive"]]
             if len(alive) >= expected:
                 break
+            given_up = os.environ.get(GIVEN_UP_ENV)
+            if given_up:
+                raise RehearsalFailure(
+                    Text(
+                        "only {alive} of {expected} Ray nodes joined, and no more will: {given_up}"
+                        " could not start and was given up. RLinf would wait forever here; read"
+                        " that Worker's log.",
+                        alive=len(alive),
+                        expected=expected,
+                        given_up=given_up,
+                    )
+                )
             if time.monotonic() > deadline:
                 raise RehearsalFailure(
                     Text(
@@ -521,9 +536,10 @@ def _tensorboard(directory: Path) -> Callable[[dict[str, Any]], None] | None:
     return write
 
 
-def verdict(lines: list[str]) -> Verdict | None:
+def verdict(lines: list[str], report: dict[str, Any] | None = None) -> Verdict | None:
     """The rehearsal's verdict from its run log (None while it has not given one), with its
-    words in the reader's language (the log itself is English: it is written out of process)."""
+    words in the reader's language (the log itself is English: it is written out of process;
+    a failure's reason in every language comes from its ``report``)."""
     said = [m[1] for m in map(SAID.match, lines) if m]
     final = next((line for line in reversed(said) if line.startswith((PASSED, RAN, FAILED))), None)
     if final is None:
@@ -533,12 +549,12 @@ def verdict(lines: list[str]) -> Verdict | None:
         final.startswith((PASSED, RAN)),
         final,
         placement,
-        _verdict_text(final),
+        _verdict_text(final, report or {}),
         _placement_text(placement),
     )
 
 
-def _verdict_text(line: str) -> Text:
+def _verdict_text(line: str, report: dict[str, Any]) -> Text:
     if line.startswith(PASSED):
         return Text("REHEARSAL PASSED: the layout matches the plan. Nothing was trained.")
     if line.startswith(RAN):
@@ -548,7 +564,11 @@ def _verdict_text(line: str) -> Text:
             "REHEARSAL RAN; placement not verified: {why}. Nothing was trained.",
             why=Text("no plan was given") if why == NO_PLAN else why,
         )
-    return Text("REHEARSAL FAILED: {reason}", reason=line.removeprefix(f"{FAILED}: "))
+    reason: Text | str = line.removeprefix(f"{FAILED}: ")
+    said = report.get("said")
+    if report.get("message") == reason and isinstance(said, dict):
+        reason = Rendered(said)
+    return Text("REHEARSAL FAILED: {reason}", reason=reason)
 
 
 def _placement_text(line: str | None) -> Text | None:
@@ -572,7 +592,8 @@ def main(argv: list[str]) -> int:
     try:
         rehearsal.run()
     except RehearsalFailure as exc:
-        rehearsal.report.update(status="failed", message=str(exc))
+        said = {lang: exc.text.render(lang) for lang in LANGUAGES}  # read back by status
+        rehearsal.report.update(status="failed", message=str(exc), said=said)
         say(f"{FAILED}: {exc}")
         code = 1
     Path(plan["report"]).write_text(json.dumps(rehearsal.report, indent=1), encoding="utf-8")

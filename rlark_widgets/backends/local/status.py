@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...i18n import Text
+from ...monitor.diagnosis import START_TIMED_OUT
 from ...monitor.links import Link, local_links
 from ...monitor.runs import split_checkpoints
 from ...monitor.snapshot import (
@@ -39,7 +40,13 @@ from ..events import scalars_into
 from ..gpu_use import SUMMARY_PATH, gpu_use_into
 from .layout import JobDir, slug, tail_lines
 from .procs import ProcessRef, exit_reason
-from .ray_nodes import MembersUnavailable, fetch_members, last_attempt, prepare_failed
+from .ray_nodes import (
+    MembersUnavailable,
+    fetch_members,
+    last_attempt,
+    prepare_failed,
+    start_timed_out,
+)
 from .rehearsal import verdict
 from .spec import Spec, WorkerSpec
 from .tensorboard import running_url
@@ -81,7 +88,7 @@ def read_snapshot(where: JobDir) -> JobSnapshot:
     ]
     snap.tasks = _tasks(snap.workers)
     _members(snap, spec, state)
-    _run_script(snap, spec, state.get("run"), stopped, watched)
+    _run_script(snap, spec, state.get("run"), stopped, watched, where.read("rehearsal.json"))
     _outputs(snap, plan, (state.get("run") or {}).get("started"), spec.submitted)
     if not snap.rehearsal:  # the Job's own run: its step budget, not the rehearsal's
         snap.progress.max_steps = plan.get("planned_steps")
@@ -141,17 +148,27 @@ def _worker(
     if by:
         snap.phase, snap.reason = STOPPED_BY[by]
         return snap
-    snap.phase, snap.reason = FAILED, reason
-    snap.message = _failure_message(Path(worker.log), killed=returncode < 0)
+    lines = tail_lines(Path(worker.log), 400)
+    timed_out = not prepare_failed(lines) and start_timed_out(lines)
+    snap.phase, snap.reason = FAILED, START_TIMED_OUT if timed_out else reason
+    snap.message = _failure_message(lines, returncode < 0, bool(record.get("joined")))
     return snap
 
 
-def _failure_message(log: Path, killed: bool) -> Text | str:
-    """The last line of the Worker's last attempt, and whether its prepare script was done."""
-    lines = tail_lines(log, 400)
+def _failure_message(lines: list[str], killed: bool, joined: bool) -> Text:
+    """The last line of the Worker's last attempt, framed by what it means (a line of Ray's
+    alone, in English, read as if it were ours)."""
     last = next((line.strip() for line in reversed(last_attempt(lines)) if line.strip()), "")
     if not prepare_failed(lines):
-        return last
+        if start_timed_out(lines):
+            return Text(
+                "Ray gave up starting its node: it did not register with the Ray head within "
+                'Ray\'s 30 s, which Ray words as "the GCS has become overloaded"; on this '
+                "machine that means it was busy, not short of memory."
+            )
+        if joined:
+            return Text("its Ray node ended; the last line of its log: {line}", line=last)
+        return Text("Ray ended before its node joined; the last line of its log: {line}", line=last)
     if killed:
         return Text("it was killed during its prepare script (last line: {line})", line=last)
     return Text("the prepare script failed: {line}", line=last)
@@ -216,7 +233,12 @@ def _gpu_use(snap: JobSnapshot, node_ip: str, port: int) -> None:
 
 
 def _run_script(
-    snap: JobSnapshot, spec: Spec, run: dict[str, Any] | None, stopped: bool, watched: bool
+    snap: JobSnapshot,
+    spec: Spec,
+    run: dict[str, Any] | None,
+    stopped: bool,
+    watched: bool,
+    report: dict[str, Any] | None,
 ) -> None:
     if run is None:
         snap.run_script_state = "not started"
@@ -224,7 +246,7 @@ def _run_script(
     lines = tail_lines(Path(spec.run.log), VERDICT_LINES)
     snap.log_tail = lines[-LOG_TAIL:]
     if spec.run.mode == "rehearsal":
-        snap.verdict = verdict(lines)
+        snap.verdict = verdict(lines, report)
     returncode = run.get("returncode")
     if returncode is None:
         unrecorded = "stopped" if stopped else "failed"

@@ -36,6 +36,7 @@ from .ray_nodes import (
     ray_start_argv,
     worker_script,
 )
+from .rehearsal import GIVEN_UP_ENV
 from .spec import Spec, WorkerSpec
 
 POLL = 0.25
@@ -54,6 +55,7 @@ class Supervisor:
         self.children: dict[str, subprocess.Popen[bytes]] = {}
         self.stopping: str | None = None  # why the run ends: "stop", "completed" or "error"
         self.pending_kills: list[tuple[float, ProcessRef]] = []  # (deadline, session leader)
+        self.given_up: list[WorkerSpec] = []  # Workers whose node never joined
         self.state: dict[str, Any] = {
             "run_id": spec.run_id,
             "phase": "starting",
@@ -67,12 +69,15 @@ class Supervisor:
         signal.signal(signal.SIGTERM, self._on_sigterm)
         self.save()
         try:
-            if self.start_workers():
-                if not self.stopping:
-                    self.start_run_script()
-            else:
+            if not self.start_workers():
                 self.state["gave_up"] = time.time()
                 self.log("the Ray head is not up: the run script is not started")
+            elif self.given_up and self.spec.run.mode != "rehearsal":
+                # RLinf waits for every node without end; the rehearsal names them and stops
+                self.state["gave_up"] = time.time()
+                self.log("a Worker was given up: the run script is not started")
+            elif not self.stopping:
+                self.start_run_script()
             self.state["phase"] = "running"
             self.save()
             self.watch()
@@ -90,6 +95,10 @@ class Supervisor:
             joined = self.start_worker(worker)
             if (worker.head and not joined) or self.state["workers"][head.key].get("ended"):
                 return False
+            if not joined and not self.stopping:
+                self.given_up.append(worker)
+                self.state["workers"][worker.key]["gave_up"] = time.time()
+                self.log(f"gave up Worker {worker.key}: its Ray node did not join")
         return True
 
     def start_worker(self, worker: WorkerSpec) -> bool:
@@ -183,6 +192,10 @@ class Supervisor:
     def start_run_script(self) -> None:
         run = self.spec.run
         env = {**run.env, RAY_ADDRESS_ENV: self.state["head"]["address"]}
+        if self.given_up:  # the rehearsal stops waiting for them (RLinf itself would wait on)
+            env[GIVEN_UP_ENV] = ", ".join(
+                f"{RANK_ENV} {w.rank} (Worker {w.key})" for w in self.given_up
+            )
         proc = self.spawn(run.argv, env, run.cwd, Path(run.log), run.banner)
         self.children["run"] = proc
         self.state["run"] = {**ProcessRef.of(proc.pid).to_json(), "started": time.time()}

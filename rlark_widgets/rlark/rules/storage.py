@@ -271,7 +271,9 @@ def _checkpoints(ctx: RuleContext) -> Iterator[Hit]:
                     roles=", ".join(lacking),
                 ),
                 Text(
-                    "Mount persistent storage in every role (e.g. at /mnt/output) and pass {key}=/mnt/output/<job> in the run script.",
+                    "Mount persistent storage in every role (e.g. --storage CLASS:/mnt/output) "
+                    "and write {key} under it with --output-dir /mnt/output (in the app: the "
+                    "Output mount field), not by editing the run script.",
                     key=key,
                 ),
             )

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as w
 
 from ...examples import example_configs
-from ...i18n import Text
-from ...rlinf.report import mode_name
+from ...i18n import Text, render
+from ...rlinf.loader import RLinfConfig
+from ...rlinf.report import mode_name, strategy_name
 from ..html import CSS, esc, findings_html, table
 from ..labels import Labels
 from ..session import Session
 from .fields import STYLE, WIDE, text_input
+
+
+def imported_from(config: RLinfConfig) -> Text:
+    """Which file the summary describes: a bundled example by name, a path or upload as given."""
+    if config.source in {str(path) for path in example_configs().values()}:
+        return Text("Imported: the bundled example {file}", file=Path(config.source).name)
+    return Text("Imported: {file}", file=config.source)
 
 
 class ImportStep:
@@ -99,7 +108,7 @@ class ImportStep:
             return
         e = report.expansion
         rows = [
-            (c.name, c.world_size, c.strategy.removesuffix("PlacementStrategy"))
+            (c.name, c.world_size, strategy_name(c.strategy))
             for c in sorted(e.components.values(), key=lambda c: c.name)
         ]
         config_findings = [f for f in report.findings if f.rule_id.startswith(("CFG", "PLC"))]
@@ -111,7 +120,13 @@ class ImportStep:
             mode=mode_name(e.placement_mode),
         )
         self.summary.value = CSS + (
-            f"<div class='rlk'><b>{esc(line.render(lang))}</b></div>"
+            f"<div class='rlk'><b>{esc(line.render(lang))}</b>"
+            + (
+                f"<div class='path'>{esc(render(imported_from(self.s.config), lang))}</div>"
+                if self.s.config
+                else ""
+            )
+            + "</div>"
             + (table(self.HEADERS, rows, lang) if rows else "")
             + findings_html(config_findings, lang=lang)
         )

@@ -26,6 +26,7 @@ class RunsPanel:
         self.reload.on_click(lambda _: self.load())
         self.watch.on_click(lambda _: self.attach())
         session.observe(lambda _: self.render(), ["lang"])
+        session.observe(lambda change: self.forget(change["new"]), ["deleted"])
         self.widget = w.VBox(
             [t.heading(Text("Runs"), "h4"), w.HBox([self.reload, self.watch]), self.choice]
         )
@@ -44,6 +45,12 @@ class RunsPanel:
         self.choice.options = options
         if chosen in [name for _, name in options]:
             self.choice.value = chosen
+
+    def forget(self, name: str) -> None:
+        """A Job deleted from here leaves the list at once (no List runs click needed)."""
+        if name and any(row.name == name for row in self.rows):
+            self.rows = [row for row in self.rows if row.name != name]
+            self.render()
 
     def attach(self) -> None:
         if self.choice.value:

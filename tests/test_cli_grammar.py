@@ -80,10 +80,12 @@ def test_the_config_is_one_option_positional_or_not(capsys: pytest.CaptureFixtur
     named = run(capsys, "inspect", "--config", CONFIG, "--json")
     assert positional[0] == named[0] == 1  # the placeholder robot IP: an error finding
     assert json.loads(positional[1]) == json.loads(named[1])
-    code, _, err = run(capsys, "inspect", CONFIG, "--config", CONFIG)
-    assert code == 2 and "the config is given twice" in err
-    code, _, err = run(capsys, "plan", "--config", CONFIG, CONFIG, "--lang", "zh")
-    assert code == 2 and "配置给了两次" in err
+    assert run(capsys, "inspect", CONFIG, "--config", CONFIG)[0] == 1  # the same file: one config
+    other = "tests/data/rlinf-configs/examples/embodiment/config/maniskill_ppo_openvlaoft.yaml"
+    code, _, err = run(capsys, "inspect", CONFIG, "--config", other)
+    assert code == 2 and "two configs given" in err and other in err
+    code, _, err = run(capsys, "plan", "--config", CONFIG, other, "--lang", "zh")
+    assert code == 2 and "给出了两个配置" in err
 
 
 def test_an_empty_image_is_one_finding_at_its_field() -> None:

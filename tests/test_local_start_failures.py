@@ -26,6 +26,7 @@ from rlark_widgets.backends.local.start_times import join_seconds, start_estimat
 from rlark_widgets.monitor.diagnosis import START_TIMED_OUT, diagnose
 from rlark_widgets.monitor.snapshot import FAILED
 from rlark_widgets.rlark.job import Job, Role
+from rlark_widgets.rlark.site import example_site
 
 RAY_TIMEOUT = (
     "Exception: The current node timed out during startup. This could happen because some of "
@@ -38,7 +39,7 @@ def _failed_job(tmp_path: Path, last_line: str, joined: bool = False) -> LocalBa
     backend = LocalBackend(tmp_path)
     job = Job("busy", [Role("header", 1, head=True), Role("workers", 1)])
     where = JobDir.of(tmp_path, job.name)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     where.write("spec.json", spec.to_json())
     mounts = MountMap.for_job(job, where.root)
     where.write("plan.json", build_plan(job, where, backend.options, None, None, mounts))
@@ -138,7 +139,7 @@ def test_the_submit_message_carries_the_measured_time(tmp_path: Path) -> None:
 
     job = Job("new", [Role("header", 1, head=True)])
     where = JobDir.of(tmp_path, job.name)
-    spec = build_spec(job, where, backend.options)
+    spec = build_spec(job, where, backend.options, site=example_site())
     plan = build_plan(job, where, backend.options, None, None, MountMap.for_job(job, where.root))
     message = _started_message(job, spec, plan, False, None, tmp_path)
     assert "(the Ray head first; 57 s each in the recent runs here, up to 57 s)" in str(message)

@@ -19,6 +19,7 @@ from rlark_widgets.backends.local.rehearsal import verdict
 from rlark_widgets.cli import main
 from rlark_widgets.monitor.summary import summary_lines
 from rlark_widgets.rlark.schema import schema_findings
+from rlark_widgets.rlark.site import example_site
 
 #: jsonschema's English, which a zh finding quoted as it was.
 JSONSCHEMA_ENGLISH = re.compile(
@@ -46,7 +47,9 @@ CHANGES = {
 @pytest.mark.parametrize("violation", list(CHANGES))
 def test_schema_findings_read_in_chinese(violation: str) -> None:
     findings = [
-        f for f in schema_findings(_broken(CHANGES[violation])) if f.rule_id == "JOB-SCHEMA"
+        f
+        for f in schema_findings(_broken(CHANGES[violation]), example_site())
+        if f.rule_id == "JOB-SCHEMA"
     ]
     assert findings, violation
     for finding in findings:
@@ -56,14 +59,14 @@ def test_schema_findings_read_in_chinese(violation: str) -> None:
 
 
 def test_schema_findings_keep_their_english() -> None:
-    (finding,) = schema_findings(_broken(CHANGES["minimum"]))
+    (finding,) = schema_findings(_broken(CHANGES["minimum"]), example_site())
     assert (
         finding.message == "Does not match the RLark Job schema: 0 is less than the minimum of 1."
     )
     assert finding.text.render("zh") == "不符合 RLark Job 的 schema：0 小于最小值 1。"
-    (missing,) = schema_findings(_broken(CHANGES["required"]))
+    (missing,) = schema_findings(_broken(CHANGES["required"]), example_site())
     assert missing.text.render("zh").endswith("缺少必填字段 replicas。")
-    (extra,) = schema_findings(_broken(CHANGES["additionalProperties"]))
+    (extra,) = schema_findings(_broken(CHANGES["additionalProperties"]), example_site())
     assert extra.text.render("zh").endswith("schema 中没有这些字段：colour。")
 
 

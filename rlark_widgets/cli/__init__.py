@@ -29,7 +29,7 @@ from . import (
 from .config_args import UsageError, print_error
 from .numbers import message_language
 from .output_args import refuse_outputs_over_inputs
-from .site_args import add_site_argument
+from .site_args import add_site_argument, site_from_args
 from .terminal import Parser, say
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TIMEOUT = 0, 1, 2, 3
@@ -111,6 +111,7 @@ def _run(argv: Sequence[str] | None) -> int:
         print_error(exc.text, exc.fix_text, args.lang)
         return EXIT_USAGE
     try:
+        site_from_args(args)  # a --site naming no readable profile is refused by every command
         return int(args.run(args))
     except UsageError as exc:
         say(parser.format_usage(), err=True, end="")

@@ -27,6 +27,7 @@ from .rlark.planner import Plan, plan_roles
 from .rlark.secrets import redact_findings
 from .rlark.site import SiteProfile, example_site
 from .rlinf import ConfigReport, GpuLayout, RLinfConfig, inspect_config
+from .rlinf.environment_values import findings_as_written
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def plan_job(request: PlanRequest, plan: Plan | None = None) -> PlannedJob:
             plan.report,
             plan,
             None,
-            findings,
+            findings_as_written(plan.report.config, findings),
             request.facts,
             inventory,
             plan.target_cluster,
@@ -195,6 +196,8 @@ def _checked(
         prior=findings,  # redacted with the rest: no finding echoes a secret of the Job
     )
     config = report.config if report is not None else None
+    if config is not None:  # a rule may quote a config value: never this machine's env value
+        findings = findings_as_written(config, findings)
     return PlannedJob(
         config, report, plan, job, findings, facts or RecordFacts(), inventory, target, site
     )
@@ -221,6 +224,8 @@ def export_kuberay(planned: PlannedJob, options: ExportOptions | None = None) ->
     findings = [*planned.planning_findings, *exported.findings]
     if exported.manifest is None:  # the Job's own check says why in more words
         findings += [f for f in planned.findings if f.rule_id.startswith("PLN-")]
+    if planned.config is not None:
+        findings = findings_as_written(planned.config, findings)
     return Export(exported.manifest, findings, exported.groups)
 
 

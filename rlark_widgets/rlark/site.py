@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
@@ -198,8 +198,12 @@ def nearest_key(key: str, known: list[str]) -> str | None:
 
 
 def _unknown_key(error: ValidationError) -> SiteError:
-    known = list(error.schema.get("properties") or {})
-    key = next(str(k) for k in error.instance if k not in known)
+    schema, instance = (
+        cast(Mapping[str, Any], error.schema),
+        cast(Mapping[Any, Any], error.instance),
+    )
+    known = list(schema.get("properties") or {})
+    key = next(str(k) for k in instance if k not in known)
     where = field_path([*error.absolute_path, key])
     nearest = nearest_key(key, known)
     if nearest is None:

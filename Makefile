@@ -84,6 +84,9 @@ fuzz: $(STAMP) oracle
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_output_files.py \
 		tests/test_local_removal.py tests/test_k8s_ownership.py tests/test_mount_rules.py \
 		-q -p no:cacheprovider
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest tests/test_secret_exits.py \
+		tests/test_secret_app_texts.py tests/test_environment_references.py \
+		tests/test_registry_values.py -q -p no:cacheprovider
 
 oracle: $(ORACLE_STAMP)
 

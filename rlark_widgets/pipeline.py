@@ -30,6 +30,7 @@ from .rlark.planner import Plan, plan_roles
 from .rlark.secrets import redact_findings
 from .rlark.site import SiteProfile
 from .rlinf import ConfigReport, GpuLayout, RLinfConfig, inspect_config
+from .rlinf.environment_values import findings_as_written
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def plan_job(request: PlanRequest, plan: Plan | None = None) -> PlannedJob:
         site,
     )
     if not plan.ok:
-        return planned
+        return replace(planned, findings=findings_as_written(plan.report.config, findings))
     job = build_job(plan, request.settings, site=site)
     if request.roles is not None:
         job = replace(job, roles=list(request.roles))
@@ -141,6 +142,9 @@ def _checked(
     """The one place a :class:`PlannedJob` with a Job is checked: every check runs here, and
     its planning findings are redacted with the rest (no finding echoes a secret of the Job)."""
     findings = check_job(planned, unknown_as_info=unknown_as_info, document=document, text=text)
+    config = planned.report.config if planned.report is not None else None
+    if config is not None:  # a rule may quote a config value: never this machine's env value
+        findings = findings_as_written(config, findings)
     return replace(planned, findings=findings)
 
 
@@ -158,6 +162,8 @@ def export_kuberay(planned: PlannedJob, options: ExportOptions | None = None) ->
     findings = [*planned.planning_findings, *exported.findings]
     if exported.manifest is None:  # the Job's own check says why in more words
         findings += [f for f in planned.findings if f.rule_id.startswith("PLN-")]
+    if planned.config is not None:
+        findings = findings_as_written(planned.config, findings)
     return Export(exported.manifest, findings, exported.groups)
 
 

@@ -356,9 +356,11 @@ _URL_CREDENTIALS = re.compile(
 # NAME=value, NAME: value, "NAME": "value", --name value, --name=value. Only the name and the
 # separator are consumed: a non-secret value (PARAMS="password=x") is scanned again for names,
 # and a value is read (by _VALUE) only after a secret-looking name, which keeps the scan linear.
-# shlex.quote writes a single quote inside a quoted word as '"'"' (JSON escapes its '"'): an
-# override 'x.password='"'"'VALUE'"'"'' in a run script still binds VALUE to the name.
-_SHELL_QUOTE_GLUE = r"'\\?\"'\\?\"'"
+# shlex.quote writes a single quote inside a quoted word as '"'"' (JSON escapes its '"'), and
+# quoting that word again (a RayJob's entrypoint is the run script under `bash -lc`) writes
+# '"'"'"'"'"'"'"'"': a run of quotes from ' to ', so an override 'x.password='"'"'VALUE'"'"''
+# still binds VALUE to the name at any depth of quoting.
+_SHELL_QUOTE_GLUE = r"'[\\\"']{3,}'"
 _ASSIGNMENT = re.compile(
     r"(?<![\w$./-])(?P<dash>--?)?(?P<q>[\"']?)(?P<name>[A-Za-z_][\w./-]*)(?P=q)"
     rf"(?:[ \t]*(?P<sep>[:=])(?!=)[ \t]*(?:{_SHELL_QUOTE_GLUE})?|(?(dash)[ \t]+|(?!)))"

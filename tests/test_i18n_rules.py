@@ -65,6 +65,11 @@ VARIANTS: list[tuple[str, Builder, str]] = [
     ),
     ("JOB-ROLE-NAME", scenario(role(1, name=" ")), "A role has no name."),
     (
+        "JOB-DEVICE-NAME",
+        scenario(role(2, devices={"devices.example.org/franka": 1})),
+        "is not a device resource of this site: the site profile's devices start with 'rlinf.io/'.",
+    ),
+    (
         "JOB-SELECTOR-CLUSTER",
         scenario(role(1, node_selector={CATEGORY: "cloud"}), inventory=None),
         "Role 'workers' has no rlark.io/cluster label, and without an inventory",

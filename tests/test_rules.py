@@ -280,6 +280,12 @@ CASES: dict[str, tuple[Builder, Builder, str, str]] = {
         task(1, "name"),
         "Role name 'Header' repeats another role's name",
     ),
+    "JOB-DEVICE-NAME": (
+        scenario(role(2, devices={"rlinf.io/device franka": 1})),
+        scenario(role(2, devices={"rlinf.io/Device_Franka.v2": 1})),
+        task(2, LIMITS),
+        '"rlinf.io/device franka" is not a Kubernetes extended resource name',
+    ),
     "JOB-SELECTOR-EMPTY": (
         scenario(role(1, node_selector={})),
         scenario(),

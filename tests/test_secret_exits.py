@@ -6,7 +6,10 @@ Hypothesis draws, for every detector family (a cloud key pair, a Stripe key, a W
 config value, ``--override``, ``--prepare``, ``--env``, ``--image``, a Job YAML's env, label,
 annotation or run script), and asserts the raw value appears in no output: the Job YAML of
 ``plan -o``, the run record zip, ``plan``/``check``/``export`` text in English and Chinese and
-their ``--json``, the KubeRay export file, the console sheet, the admin request and a log zip.
+their ``--json``, the KubeRay export (``export --config … --to kuberay`` and ``export JOB.yaml``,
+to stdout and to ``-o``, both kinds, and the Python ``pipeline.export_kuberay`` path: its
+findings in both languages and its manifest through the one exit), the console sheet, the admin
+request and a log zip.
 
 Every example plants all families at once (each in its own drawn field), so a dozen examples
 cover each family in several fields; ``make fuzz`` runs thousands.
@@ -29,7 +32,13 @@ from test_kubernetes_backend import demo_job
 
 from rlark_widgets.backends.all_logs import logs_zip
 from rlark_widgets.cli import main
-from rlark_widgets.rlark.yaml_io import render_job_yaml
+from rlark_widgets.output_files import write_output
+from rlark_widgets.pipeline import PlanRequest, export_kuberay, plan_job
+from rlark_widgets.rlark.build import JobSettings
+from rlark_widgets.rlark.kuberay import ExportOptions
+from rlark_widgets.rlark.kuberay.schema import KINDS
+from rlark_widgets.rlark.yaml_io import dump_yaml, render_job_yaml
+from rlark_widgets.rlinf import GpuLayout, load_config
 
 PACKAGE = Path(__file__).resolve().parents[1] / "rlark_widgets"
 CONFIG = (
@@ -240,6 +249,13 @@ def _every_output(capsys, tmp: Path, plantings: list[tuple[Planted, str]]) -> st
         _run(capsys, "export", str(config), *options, "--kind", "RayJob",
              "-o", str(tmp / "rayjob.yaml")),
         _run(capsys, "export", str(config), *options, "--kind", "RayCluster", "--lang", "zh"),
+        _run(capsys, "export", "--config", str(config), *options, "--to", "kuberay",
+             "-o", str(tmp / "kuberay-config.yaml")),
+        _run(capsys, "export", "--config", str(config), *options, "--to", "kuberay",
+             "--kind", "RayCluster", "--lang", "zh"),
+        _run(capsys, "export", str(job), "--to", "kuberay"),
+        _run(capsys, "export", str(job), "--to", "kuberay", "--kind", "RayCluster", "--lang", "zh",
+             "-o", str(tmp / "kuberay-job.yaml")),
         _run(capsys, "sheet", "--config", str(config), *options, "--format", "html"),
         _run(capsys, "admin-request", "--config", str(config), *options, "--lang", "zh"),
         _run(capsys, "check", str(job), "--config", str(config), "--no-compose"),
@@ -247,8 +263,39 @@ def _every_output(capsys, tmp: Path, plantings: list[tuple[Planted, str]]) -> st
         _run(capsys, "sheet", str(job), "--out", str(tmp / "sheet.md")),
         _run(capsys, "admin-request", str(job), "--out", str(tmp / "admin.txt")),
     ]  # fmt: skip
+    printed.append(_pipeline_export(tmp, config, plantings))
     logs_zip({"actor/0": "\n".join(p.command for p, _ in plantings)}, tmp / "logs.zip")
     return "\n".join(printed) + "\n" + _files(tmp)
+
+
+def _pipeline_export(tmp: Path, config: Path, plantings: list[tuple[Planted, str]]) -> str:
+    """The Python path (``pipeline.export_kuberay``, as the app and a notebook call it): its
+    findings in both languages, and both kinds written through the one exit."""
+    request = PlanRequest(
+        load_config(
+            config,
+            [f"+secrets.{p.name}='{p.value}'" for p, field in plantings if field == "override"],
+            {p.name: p.value for p, field in plantings if field == "env-cli"},
+            compose=False,
+        ),
+        GpuLayout.parse(8),
+        settings=JobSettings(
+            image=next((p.value for p, field in plantings if field == "image"), IMAGE),
+            prepare_script="\n".join(p.command for p, field in plantings if field == "prepare"),
+        ),
+    )
+    planned = plan_job(request)
+    said = []
+    for kind in KINDS:
+        exported = export_kuberay(planned, ExportOptions(kind=kind))
+        assert exported.manifest is not None
+        write_output(tmp / f"pipeline-{kind}.yaml", dump_yaml(exported.manifest))
+        said += [
+            f"{f.path} {f.message_in(lang)} {f.fix_in(lang)}"
+            for f in [*planned.findings, *exported.findings]
+            for lang in ("en", "zh")
+        ]
+    return "\n".join(said)
 
 
 @settings(

@@ -8,9 +8,6 @@ its own Job API group gets a CRD and a validation in its own names.
 from __future__ import annotations
 
 import copy
-import re
-import sys
-from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, cast
@@ -19,33 +16,13 @@ import yaml
 
 from ..findings import Finding, Severity
 from ..i18n import Text
+from .device_names import limits_name_pattern
+from .json_schema import Draft202012Validator, field_path
 from .schema_words import schema_detail, unknown_fields
 from .site import SiteProfile
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
-
-
-def _import_jsonschema_without_iri_grammar() -> type[Validator]:
-    """jsonschema, imported without the optional ``rfc3987_syntax`` format checker.
-
-    Jupyter's extras install that package, and jsonschema imports it eagerly to check "iri"
-    formats: building its grammar takes 2-5 s, a third of the app's time to first widget. The
-    CRD schema uses no formats, so the checker is hidden during this one import and nothing
-    else in the process loses it.
-    """
-    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
-        import jsonschema
-    else:
-        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # "not installed"
-        try:
-            import jsonschema
-        finally:
-            del sys.modules["rfc3987_syntax"]
-    return jsonschema.Draft202012Validator
-
-
-Draft202012Validator = _import_jsonschema_without_iri_grammar()
 
 CRD_RESOURCE = "jobs.yaml"
 UNKNOWN_FIELD_RULE = "JOB-UNKNOWN-FIELD"
@@ -74,8 +51,7 @@ def _crd_for(key: SiteKey) -> dict[str, Any]:
     task = schema["properties"]["spec"]["properties"]["tasks"]["items"]
     container = task["properties"]["template"]["properties"]["spec"]["properties"]["containers"]
     limits = container["items"]["properties"]["resources"]["properties"]["limits"]
-    device = f"|{re.escape(prefix)}[a-z0-9]([-a-z0-9.]*[a-z0-9])?" if prefix else ""
-    limits["propertyNames"] = {"pattern": f"^({re.escape(gpu)}{device})$"}
+    limits["propertyNames"] = {"pattern": limits_name_pattern(gpu, prefix)}
     limits["description"] = f"{gpu} and {prefix}* device resources (no CPU or memory fields)."
     return document
 
@@ -110,14 +86,6 @@ def _validator_for(key: SiteKey) -> Validator:
 
 def _validator(site: SiteProfile) -> Validator:
     return _validator_for(_key(site))
-
-
-def field_path(parts: Iterable[str | int]) -> str:
-    """A schema error's location as a dotted field path (``spec.tasks[0].image``)."""
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
 
 
 def wrongly_typed(manifest: Any, site: SiteProfile) -> list[str]:
@@ -160,6 +128,8 @@ def schema_findings(
     for error in sorted(
         _validator(site).iter_errors(manifest), key=lambda e: [str(p) for p in e.absolute_path]
     ):
+        if "propertyNames" in error.absolute_schema_path:  # a limits key: JOB-DEVICE-NAME says why
+            continue
         if unknown_as_info and error.validator == "additionalProperties":
             base = field_path(error.absolute_path)
             findings += [_unknown_field(base, name) for name in unknown_fields(error)]

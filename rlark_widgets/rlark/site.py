@@ -8,29 +8,39 @@ Job's API group/version/kind and the Worker pod labels are read from a YAML file
 FILE``, ``$RLARK_SITE`` or the app's site picker. The shipped profile is an example and says so;
 a value a profile leaves out is taken from the example and listed in ``example_fields``, so
 every output can say which values are examples. Nothing is refused for being absent from the
-example: a site may name any category value, prefix or group.
+example: a site may name any category value, prefix or group. A key the profile's JSON schema
+(``data/site.schema.json``) does not know is refused with the nearest valid key, and a value of
+the wrong type with its path: a misspelt key would otherwise fall back to the example unseen.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 
 from ..i18n import Text, TextError
 from ..input_files import InputFileError, read_input_text
 from ..safe_yaml import YamlStructureError, safe_load
+from .json_schema import Draft202012Validator, field_path
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
 
 #: The console's node categories, in its order, with their console names (seeds).
 CONSOLE_CATEGORIES = {"cloud": "云算力", "edge": "端算力", "robot": "端真机"}
 SITE_ENV = "RLARK_SITE"
 EXAMPLE_RESOURCE = "example.yaml"
+SCHEMA_RESOURCE = "site.schema.json"
 FIELDS = (
     "clusterLabel",
     "nodeCategory",
@@ -171,9 +181,85 @@ def _mapping(value: Any, path: str) -> Mapping[str, Any]:
     return value
 
 
+@cache
+def _schema_validator() -> Validator:
+    schema = resources.files(__package__).joinpath("data", SCHEMA_RESOURCE).read_text("utf-8")
+    return Draft202012Validator(json.loads(schema))
+
+
+def nearest_key(key: str, known: list[str]) -> str | None:
+    """The valid key a misspelt one most likely meant (case and one or two edits away)."""
+    by_case = [k for k in known if k.lower() == key.lower()]
+    if by_case:
+        return by_case[0]
+    lowered = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(key.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[close[0]] if close else None
+
+
+def _unknown_key(error: ValidationError) -> SiteError:
+    schema, instance = (
+        cast(Mapping[str, Any], error.schema),
+        cast(Mapping[Any, Any], error.instance),
+    )
+    known = list(schema.get("properties") or {})
+    key = next(str(k) for k in instance if k not in known)
+    where = field_path([*error.absolute_path, key])
+    nearest = nearest_key(key, known)
+    if nearest is None:
+        return SiteError(
+            Text(
+                "{field} is not a site-profile key; the keys here are: {keys}.",
+                field=where,
+                keys=", ".join(known),
+            ),
+            Text("Remove it, or use one of those keys (see the shipped example)."),
+        )
+    meant = field_path([*error.absolute_path, nearest])
+    return SiteError(
+        Text(
+            "{field} is not a site-profile key: did you mean {nearest}?", field=where, nearest=meant
+        ),
+        Text("Rename {field} to {nearest} (keys are case-sensitive).", field=where, nearest=meant),
+    )
+
+
+def _schema_error(error: ValidationError) -> SiteError:
+    """One schema violation in words, at the path of the key or value it concerns."""
+    if error.validator == "additionalProperties":
+        return _unknown_key(error)
+    path = field_path(error.absolute_path) or "(site profile)"
+    wanted = error.validator_value if error.validator == "type" else None
+    wanted = wanted[0] if isinstance(wanted, list) else wanted
+    if wanted == "string":
+        return SiteError(Text("{path}: a non-empty string is needed.", path=path))
+    if wanted == "array":
+        return SiteError(Text("{path}: a list of names is needed.", path=path))
+    if wanted == "object":
+        return SiteError(Text("{path}: a mapping is needed.", path=path))
+    if wanted == "boolean":
+        return SiteError(Text("{path}: true or false is needed.", path=path))
+    return SiteError(  # not reached with the shipped schema, which checks only keys and types
+        Text(
+            "{path} does not match the site-profile schema: {detail}",
+            path=path,
+            detail=error.message,
+        )
+    )
+
+
 def site_from_dict(data: Any, source: str = "") -> SiteProfile:
-    """A profile from its YAML mapping; fields it leaves out come from the example, flagged."""
+    """A profile from its YAML mapping; fields it leaves out come from the example, flagged.
+
+    The schema is checked first, on what the profile wrote (not on the merge with the example):
+    an unknown key or a wrongly typed value is a :class:`SiteError` naming it.
+    """
     data = _mapping(data, "(site profile)")
+    errors = sorted(
+        _schema_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]
+    )
+    if errors:
+        raise _schema_error(errors[0])
     if data.get("example") is True:
         missing = set(FIELDS)
         merged: dict[str, Any] = dict(data)

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..findings import Finding
 from .interpolation_budget import REFERENCE, raw_tree, reference_target
 from .loader import RLinfConfig
 
@@ -129,3 +130,15 @@ def _replace(
     if isinstance(node, list):
         return [_replace(v, (*where, str(i)), values) for i, v in enumerate(node)]
     return node
+
+
+def findings_as_written(config: RLinfConfig, findings: list[Finding]) -> list[Finding]:
+    """``findings`` with every environment-derived value they quote written as its reference.
+
+    A finding about ``num_nodes: ${oc.env:N}`` quotes the value OmegaConf resolved here (RLinf's
+    own message says "But got <value>"): that is this machine's environment, and it is shown,
+    recorded and sent to the admin. The report and the pipeline pass their findings through
+    this before anyone reads them.
+    """
+    swap = reference_swapper(config)
+    return [f.redacted(swap) for f in findings]

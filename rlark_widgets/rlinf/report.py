@@ -8,6 +8,7 @@ from typing import Any
 from ..findings import Finding, Severity
 from ..i18n import Text
 from .cluster import ClusterSpec, parse_cluster
+from .environment_values import findings_as_written
 from .errors import RLinfConfigError
 from .expansion import (
     PLACEMENT_CLASSES,
@@ -130,7 +131,7 @@ def inspect_config(
         expansion = Expansion(
             layout, task_type, placement_class or placement_class_for(task_type), error=exc
         )
-        return ConfigReport(config, layout, None, expansion, findings)
+        return ConfigReport(config, layout, None, expansion, findings_as_written(config, findings))
     findings += cluster.findings
 
     def expand(on: GpuLayout) -> Expansion:
@@ -155,7 +156,7 @@ def inspect_config(
                 "RLinf docs: execution modes; rlinf/utils/placement.py",
             )
         )
-    report = ConfigReport(config, layout, cluster, expansion, findings)
+    report = ConfigReport(config, layout, cluster, expansion, findings_as_written(config, findings))
     if search_gpus:
         report.min_gpus_per_node, report.failing_gpus_per_node = gpu_requirements(
             cluster, task_type=task_type, lookup=config.get

@@ -224,12 +224,17 @@ class Session(HasTraits):
         """The toggle: texts re-render in ``lang``; inputs, plans and figures are kept."""
         self.lang = normalize_language(lang)
         for trait, message in self._messages.items():
-            setattr(self, trait, render(message, self.lang))
+            setattr(self, trait, self._shown(message))
+
+    def _shown(self, message: Text | str) -> str:
+        """``message`` in the current language, redacted: the one way a message is published
+        (an error may quote what was typed, and a secret in it must not reach the page)."""
+        return redact(render(message, self.lang))
 
     def _say(self, trait: str, message: Text | str) -> None:
-        """Show ``message`` as ``error`` or ``status``, in the current language."""
+        """Show ``message`` as ``error``, ``status``, ``notice`` or ``delete_pending``."""
         self._messages[trait] = message
-        setattr(self, trait, render(message, self.lang))
+        setattr(self, trait, self._shown(message))
 
     # --- guarded actions -------------------------------------------------------------------------
     def _guard(self, action: Callable[[], None], what: Text | str, *, clears: bool = True) -> bool:
@@ -1045,10 +1050,10 @@ class Session(HasTraits):
 
         def action() -> None:
             removes = self.backend().removes(self.submitted)
-            self._messages["delete_pending"] = Text(
-                "Delete removes {what} This cannot be undone.", what=removes
+            self._say(
+                "delete_pending",
+                Text("Delete removes {what} This cannot be undone.", what=removes),
             )
-            self.delete_pending = render(self._messages["delete_pending"], self.lang)
 
         return self._guard(action, Text("Delete"))
 

@@ -24,6 +24,7 @@ from ...contract import DISTRIBUTION, MANAGED_BY_LABEL, RANK_ENV, RANK_LABEL, RU
 from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
 from ...findings import Finding, Severity
 from ...i18n import Text
+from ..device_names import DEVICE_NAME_RULE, DEVICE_NAME_SOURCE, device_name_hits
 from ..job import MAIN_CONTAINER, Job, Mount, Role
 from ..site import SiteProfile
 from .schema import API_VERSION, KINDS, SOURCE, kuberay_schema_findings
@@ -391,6 +392,12 @@ def export_job(job: Job, options: ExportOptions | None = None, *, site: SiteProf
     problem = _head_problem(job)
     if problem is not None:
         return Export(None, [problem])
+    devices = [
+        Finding(DEVICE_NAME_RULE, Severity.ERROR, path, message, fix, DEVICE_NAME_SOURCE)
+        for path, message, fix in device_name_hits(job, site)
+    ]
+    if devices:  # limits and rayStartParams would carry a name `check` refuses: none is written
+        return Export(None, devices)
     spec, groups, per_rank, why = cluster_spec(job, options, site)
     annotations = {**job.annotations, OVERWRITE_CMD: "true"}
     if options.kind == "RayCluster":

@@ -16,6 +16,7 @@ from ...contract import KUBERAY_OVERWRITE_CMD_ANNOTATION as OVERWRITE_CMD
 from ...contract import RANK_ENV, RUN_SCRIPT_ANNOTATION
 from ...findings import Finding, Severity
 from ...i18n import Text
+from ..device_names import is_native_resource
 from ..job import Job, Mount, Role
 from ..site import SiteProfile
 from .manifest import (
@@ -111,7 +112,9 @@ def _role(
         image=container.get("image", ""),
         head=head,
         gpus=int(gpus),
-        devices={k: int(v) for k, v in limits.items() if str(v).isdigit()},
+        devices={
+            k: int(v) for k, v in limits.items() if str(v).isdigit() and not is_native_resource(k)
+        },
         node_selector=dict(spec.get("nodeSelector") or {}),
         env=env,
         prepare_script=prepare_of(container.get("args")),

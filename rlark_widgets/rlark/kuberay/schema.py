@@ -15,7 +15,7 @@ import yaml
 from ...contract import KUBERAY_API_VERSION
 from ...findings import Finding, Severity
 from ...i18n import Text
-from ..schema import Draft202012Validator, field_path
+from ..json_schema import Draft202012Validator, field_path
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ...contract import DNS_LABEL
 from ...findings import Severity
 from ...i18n import Text
+from ..device_names import DEVICE_NAME_RULE, DEVICE_NAME_SOURCE, device_name_hits
 from .context import SEED_JOB, Hit, RuleContext, rule
 
 
@@ -54,3 +55,13 @@ def _role_names(ctx: RuleContext) -> Iterator[Hit]:
                 Text("Give each role its own name."),
             )
         seen.add(role.name.lower())
+
+
+@rule(
+    DEVICE_NAME_RULE,
+    Severity.ERROR,
+    Text("Device resources are Kubernetes extended resource names under the site's prefix"),
+    DEVICE_NAME_SOURCE,
+)
+def _device_name(ctx: RuleContext) -> Iterator[Hit]:
+    yield from device_name_hits(ctx.job, ctx.site)

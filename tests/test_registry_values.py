@@ -26,7 +26,7 @@ from test_kubernetes_backend import demo_job
 
 from rlark_widgets.cli import main
 from rlark_widgets.findings import Severity
-from rlark_widgets.rlark.check import check_job
+from rlark_widgets.pipeline import given_job
 from rlark_widgets.rlark.kuberay import check_kuberay, export_job
 from rlark_widgets.rlark.site import SiteError, example_site, example_site_path, site_from_dict
 
@@ -88,7 +88,11 @@ IMAGE_FIELD = "spec.tasks[0].template.spec.containers[0].image"
 def _image_findings(image: str) -> list:
     job = demo_job()
     job.roles[0].image = image
-    return [f for f in check_job(job) if f.rule_id == "JOB-IMAGE-REFERENCE"]
+    return [
+        f
+        for f in given_job(job, site=example_site()).findings
+        if f.rule_id == "JOB-IMAGE-REFERENCE"
+    ]
 
 
 @given(reference=image_references())
@@ -166,9 +170,9 @@ def test_check_and_export_agree_on_every_device_name(name: str) -> None:
     job = demo_job()
     job.roles[2].devices = {name: 1}
     expected = _kubernetes_accepts_as_device(name, site.device_prefix)
-    refused = [f for f in check_job(job, site=site) if f.rule_id == "JOB-DEVICE-NAME"]
+    refused = [f for f in given_job(job, site=site).findings if f.rule_id == "JOB-DEVICE-NAME"]
     assert (not refused) == expected, (name, refused)
-    assert not [f for f in check_job(job, site=site) if f.rule_id == "JOB-SCHEMA"]
+    assert not [f for f in given_job(job, site=site).findings if f.rule_id == "JOB-SCHEMA"]
     exported = export_job(job, site=site)
     if refused:
         assert exported.manifest is None

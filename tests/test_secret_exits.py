@@ -37,6 +37,7 @@ from rlark_widgets.pipeline import PlanRequest, export_kuberay, plan_job
 from rlark_widgets.rlark.build import JobSettings
 from rlark_widgets.rlark.kuberay import ExportOptions
 from rlark_widgets.rlark.kuberay.schema import KINDS
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import dump_yaml, render_job_yaml
 from rlark_widgets.rlinf import GpuLayout, load_config
 
@@ -283,6 +284,7 @@ def _pipeline_export(tmp: Path, config: Path, plantings: list[tuple[Planted, str
             image=next((p.value for p, field in plantings if field == "image"), IMAGE),
             prepare_script="\n".join(p.command for p, field in plantings if field == "prepare"),
         ),
+        site=example_site(),
     )
     planned = plan_job(request)
     said = []

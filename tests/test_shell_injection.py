@@ -550,6 +550,8 @@ def test_shellcheck_finds_nothing_in_the_scripts_we_write(
         scripts += [job.run_script, *(r.prepare_script for r in job.roles if r.prepare_script)]
         job = copy.deepcopy(base_job)
         for path in sorted(job_fields(base_job), key=lambda p: p[-1][0] == "key"):
+            if ("attr", "devices") in path and path[-1][0] == "key":
+                continue  # a device name is refused by the one validator: no export to read
             set_job_field(job, path, value + str(len(scripts)) + str(path))
         manifest = export_job(job, ExportOptions(node_groups=True), site=example_site()).manifest
         assert manifest is not None

@@ -19,13 +19,17 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_secret_exits import EXAMPLES, IMAGE
 from test_shell_injection import base_config, set_leaf
 
 from rlark_widgets.cli import main
+from rlark_widgets.findings import Severity
+from rlark_widgets.i18n import render
+from rlark_widgets.rlinf import inspect_config, load_config
 
 VARIABLE = "RLARK_TEST_PLANNING_VALUE"
 MARKER = "planner-only-7Qx3"
@@ -42,14 +46,12 @@ def leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 BASE = base_config()
-#: OPEN (docs/security.md, class 3): a node group's interpreter and variables are written into
-#: the Job (the prepare script's check, the Worker's env) as resolved here; neither is kept as a
-#: reference nor refused yet. Left out so the rest of the class is held; remove to see them.
-NOT_YET = {
+LEAVES = leaves(BASE)
+#: The values a Job carries on its Workers (their env, the interpreter check): drawn every run.
+NODE_VALUES = [
     ("cluster", "node_groups", 1, "env_configs", 0, "python_interpreter_path"),
     ("cluster", "node_groups", 1, "env_configs", 0, "env_vars", 0, "ROBOT_MODE"),
-}
-LEAVES = [leaf for leaf in leaves(BASE) if leaf not in NOT_YET]
+]
 
 
 def _outputs(tmp: Path, config: Path, capsys) -> str:
@@ -85,6 +87,8 @@ def _outputs(tmp: Path, config: Path, capsys) -> str:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(leaf=st.sampled_from(LEAVES), inside=st.booleans())
+@example(leaf=NODE_VALUES[0], inside=False)
+@example(leaf=NODE_VALUES[1], inside=True)
 def test_no_output_carries_this_machine_s_value_of_an_environment_reference(
     leaf, inside, capsys, tmp_path_factory
 ) -> None:
@@ -99,3 +103,32 @@ def test_no_output_carries_this_machine_s_value_of_an_environment_reference(
     assert MARKER not in everything, [line for line in everything.splitlines() if MARKER in line][
         :5
     ]
+
+
+@pytest.mark.parametrize("leaf", NODE_VALUES)
+def test_a_node_value_from_this_machine_is_an_error_naming_its_field(leaf, tmp_path) -> None:
+    config = yaml.safe_load(yaml.safe_dump(BASE))
+    set_leaf(config, leaf, REFERENCE)
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    with mock.patch.dict(os.environ, {VARIABLE: MARKER}):
+        report = inspect_config(load_config(path, compose=False), 8)
+    (finding,) = [f for f in report.findings if f.rule_id == "CFG-ENV-NODE-VALUE"]
+    field = "cluster.node_groups[1].env_configs[0]." + (
+        "python_interpreter_path"
+        if leaf[-1] == "python_interpreter_path"
+        else "env_vars[0].ROBOT_MODE"
+    )
+    assert finding.severity is Severity.ERROR and finding.path == field
+    assert REFERENCE in render(finding.text, "en") and "取自本机的环境变量" in render(
+        finding.text, "zh"
+    )
+    assert report.cluster is not None
+    (group,) = [g for g in report.cluster.node_groups if g.env_configs]
+    entry = group.env_configs[0]
+    carried = (
+        entry.python_interpreter_path
+        if leaf[-1] != "ROBOT_MODE"
+        else dict(entry.env_vars)["ROBOT_MODE"]
+    )
+    assert carried == REFERENCE  # the reference, never this machine's value

@@ -51,6 +51,12 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         Text("An unset searchpath variable took the value RLinf's launch scripts give it"),
         "RLinf launch scripts",
     ),
+    (
+        "CFG-ENV-NODE-VALUE",
+        "error",
+        Text("A node group's env_configs value comes from this machine's environment"),
+        "rlark-widgets",
+    ),
     ("CFG-NOT-COMPOSED", "warning", Text("The defaults list was not composed"), "Hydra"),
     (
         "CFG-TASK-TYPE",

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
-from ..findings import Finding
+from ..findings import Finding, Severity
+from ..i18n import Text
+from .cluster import ClusterSpec
 from .interpolation_budget import REFERENCE, raw_tree, reference_target
 from .loader import RLinfConfig
 
@@ -142,3 +145,89 @@ def findings_as_written(config: RLinfConfig, findings: list[Finding]) -> list[Fi
     """
     swap = reference_swapper(config)
     return [f.redacted(swap) for f in findings]
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    """``cluster.node_groups[1].env_configs[0]`` as :func:`environment_values` keys it."""
+    return tuple(re.findall(r"[^.\[\]]+", path))
+
+
+def _node_value_finding(path: str, expression: str) -> Finding:
+    return Finding(
+        "CFG-ENV-NODE-VALUE",
+        Severity.ERROR,
+        path,
+        Text(
+            "{path} takes its value from this machine's environment ({expression}). The Job "
+            "would set it on the Worker (its env, or the prepare script's interpreter check), "
+            "and this machine's value is neither right there nor allowed to leave it, so the "
+            "Job carries the reference, which nothing in the Pod resolves.",
+            path=path,
+            expression=expression,
+        ),
+        Text(
+            "Write the value the Workers need in the config (it is a path or setting of the "
+            "image), or set the variable in the prepare script."
+        ),
+        "rlark-widgets: no value of the planning machine's environment goes into a Job",
+    )
+
+
+def cluster_as_written(
+    config: RLinfConfig, cluster: ClusterSpec
+) -> tuple[ClusterSpec, list[Finding]]:
+    """``cluster`` with every env_configs value taken from this machine's environment written as
+    its reference, and an error naming each such field.
+
+    The node groups' variables and interpreter are the one part of the cluster section the Job
+    carries as values (the Worker's env, the prepare script's interpreter check); placement
+    never reads them, so the reference changes no rank or GPU.
+    """
+    values = environment_values(config)
+    if not values:
+        return cluster, []
+    findings: list[Finding] = []
+
+    def written(where: tuple[str, ...], path: str, value: str) -> str:
+        found = values.get(where)
+        if found is None:
+            return value
+        findings.append(_node_value_finding(path, found["expression"]))
+        return str(found["expression"])
+
+    groups = []
+    for group in cluster.node_groups:
+        entries = []
+        for entry in group.env_configs:
+            base = _parts(entry.path)
+            env_vars = tuple(
+                (name, _env_var_as_written(values, base, name, value, written, entry.path))
+                for name, value in entry.env_vars
+            )
+            interpreter = entry.python_interpreter_path
+            if interpreter is not None:
+                interpreter = written(
+                    (*base, "python_interpreter_path"),
+                    f"{entry.path}.python_interpreter_path",
+                    interpreter,
+                )
+            entries.append(replace(entry, env_vars=env_vars, python_interpreter_path=interpreter))
+        groups.append(replace(group, env_configs=tuple(entries)))
+    return replace(cluster, node_groups=tuple(groups)), findings
+
+
+def _env_var_as_written(
+    values: dict[tuple[str, ...], dict[str, Any]],
+    base: tuple[str, ...],
+    name: str,
+    value: str,
+    written: Callable[[tuple[str, ...], str, str], str],
+    entry_path: str,
+) -> str:
+    """An env_vars item is a one-key mapping in a list: its index is found by its name."""
+    where = next(
+        (w for w in values if w[: len(base) + 1] == (*base, "env_vars") and w[-1] == name), None
+    )
+    if where is None:
+        return value
+    return written(where, f"{entry_path}.env_vars[{where[len(base) + 1]}].{name}", value)

@@ -8,7 +8,7 @@ from typing import Any
 from ..findings import Finding, Severity
 from ..i18n import Text
 from .cluster import ClusterSpec, parse_cluster
-from .environment_values import findings_as_written
+from .environment_values import cluster_as_written, findings_as_written
 from .errors import RLinfConfigError
 from .expansion import (
     PLACEMENT_CLASSES,
@@ -125,14 +125,14 @@ def inspect_config(
     findings += _launcher_findings(config)
     try:
         check_task_type(task_type)  # RLinf's validate_cfg runs before the cluster is read
-        cluster = parse_cluster(config.cluster_section)
+        cluster, node_values = cluster_as_written(config, parse_cluster(config.cluster_section))
     except RLinfConfigError as exc:
         findings.append(exc.to_finding())
         expansion = Expansion(
             layout, task_type, placement_class or placement_class_for(task_type), error=exc
         )
         return ConfigReport(config, layout, None, expansion, findings_as_written(config, findings))
-    findings += cluster.findings
+    findings += [*cluster.findings, *node_values]
 
     def expand(on: GpuLayout) -> Expansion:
         return expand_placement(

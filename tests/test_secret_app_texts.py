@@ -121,3 +121,26 @@ def test_no_family_s_secret_reaches_any_text_the_app_publishes(planted) -> None:
     assert "Traceback" not in everything
     leaked = [(p.family, field) for p, field in planted if p.secret in everything]
     assert not leaked, leaked
+
+
+#: Names whose value is a secret by the name alone (no shape needed), typed into a count field.
+SECRET_NAMES = ("ak", "sk", "auth", "password", "db_pwd", "aws_secret_access_key", "SECRET_KEY")
+random_values = st.text(
+    alphabet="ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789/+", min_size=12, max_size=40
+).filter(lambda value: not value.isdigit())  # digits are a count
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(SECRET_NAMES), value=random_values)
+def test_a_secret_typed_as_a_count_is_not_echoed_by_the_error(name: str, value: str) -> None:
+    """An error that reads typed text as NAME=COUNT quotes the item whole, so a secret typed
+    there keeps its name beside it, where the one redaction finds it: a bare random value with
+    no shape of its own leaves no message, in either language."""
+    session = Session(workspace=Path("/nonexistent-workspace"))
+    session.settings = JobSettings(image=IMAGE)
+    assert session.load_example("realworld_peginsertion_rlpd_cnn_async_2arms"), session.error
+    for lang in ("en", "zh"):
+        session.set_language(lang)
+        assert not session.set_role_text(1, "devices", f"{name}={value}")
+        assert session.error and value not in session.error, session.error
+        assert name in session.error  # the item is named, its value redacted

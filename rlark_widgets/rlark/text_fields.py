@@ -78,12 +78,13 @@ def parse_counts(text: str, where: Text | str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for name, value in parse_pairs(text, where).items():
         if not value.isdigit():
+            # The item is quoted whole, as typed: a secret typed here (``ak=<key>``) keeps its
+            # name beside it, where the one redaction of every message recognises the pair.
             raise FieldTextError(
                 Text(
-                    "{where}: the count of {name} is '{value}', not a whole number",
+                    "{where}: '{item}' does not end in a whole number (a count)",
                     where=where,
-                    name=name,
-                    value=value,
+                    item=f"{name}={value}",
                 ),
                 COUNTS_FIX,
             )

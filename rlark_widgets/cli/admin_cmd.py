@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..i18n import Text
-from ..output_files import OutputError, write_output
 from ..rlark.admin_request import build_admin_request
-from .config_args import print_error
+from .config_args import write_or_say
 from .job_source import add_job_source_arguments, planned_from_source
-from .output_args import command_inputs
-from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,13 +35,4 @@ def run(args: argparse.Namespace) -> int:
         return 1
     request = build_admin_request(planned, args.cluster)
     text = request.render(args.lang)
-    if args.output:
-        try:
-            write_output(args.output, text, inputs=command_inputs(args), option="-o")
-        except OutputError as exc:
-            print_error(exc.text, exc.fix_text, args.lang)
-            return 1
-        say(Text("Wrote {file}.", file=args.output).render(args.lang))
-    else:
-        say(text, end="")
-    return 0
+    return write_or_say(args, text)

@@ -12,6 +12,7 @@ from ..rlark.text_fields import FieldTextError, parse_pairs
 from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
 from ..rlinf.topology import GpuLayout, GpuLayoutError
 from .numbers import count, message_language
+from .output_args import command_inputs
 from .terminal import say
 
 
@@ -194,12 +195,24 @@ def print_error(message: Text | str, fix: Text | str, lang: str, path: str = "")
         say("  " + Text("fix: {fix}", fix=fix).render(lang), err=True)
 
 
-def wrote_output(path: str, text: str, lang: str) -> bool:
-    """``text`` written (redacted) to the file an ``-o`` option names, or the answer
-    why not on stderr (a missing folder, a directory, a full disk) and False."""
+def wrote_output(args: argparse.Namespace, text: str) -> bool:
+    """``text`` written (redacted, atomically) to the file ``-o`` names, never over one of the
+    command's inputs; else the answer why not on stderr (a missing folder, a directory, a full
+    disk, an input) and False."""
     try:
-        write_output(path, text)
+        write_output(args.output, text, inputs=command_inputs(args), option="-o")
     except OutputError as exc:
-        print_error(exc.text, exc.fix_text, lang, path=path)
+        print_error(exc.text, exc.fix_text, args.lang)
         return False
     return True
+
+
+def write_or_say(args: argparse.Namespace, text: str) -> int:
+    """A document command's ending: ``text`` to ``-o`` (saying so) or to stdout; its exit code."""
+    if not args.output:
+        say(text, end="")
+        return 0
+    if not wrote_output(args, text):
+        return 1
+    say(Text("Wrote {file}.", file=args.output).render(args.lang))
+    return 0

@@ -6,12 +6,10 @@ import argparse
 
 from ..findings import has_errors
 from ..i18n import Text
-from ..output_files import OutputError, write_output
 from ..pipeline import export_kuberay
 from ..rlark.yaml_io import dump_yaml
-from .config_args import add_config_arguments, print_error
+from .config_args import add_config_arguments, wrote_output
 from .kuberay_args import add_kuberay_arguments, export_options
-from .output_args import command_inputs
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 from .terminal import say
@@ -54,10 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if exported.manifest is not None:
         text = dump_yaml(exported.manifest)
         if args.output:
-            try:
-                write_output(args.output, text, inputs=command_inputs(args))
-            except OutputError as exc:
-                print_error(exc.text, exc.fix_text, args.lang)
+            if not wrote_output(args, text):
                 return 1
             say(
                 Text("Wrote {kind} to {path}", kind=options.kind, path=args.output).render(

@@ -14,13 +14,11 @@ from ..backends import backend_kinds
 from ..backends.base import BackendError
 from ..backends.policy import BackendKind
 from ..i18n import Text, render
-from ..output_files import OutputError, write_output
 from ..rlark.inventory import Inventory, inventory_findings, inventory_to_dict
 from ..rlark.site import CONSOLE_CATEGORIES, SiteProfile
 from ..rlark.yaml_io import dump_yaml
 from .backend_args import backend_from_args
-from .config_args import print_error
-from .output_args import command_inputs
+from .config_args import print_error, wrote_output
 from .plan_cmd import site_json
 from .render import findings_text, table
 from .site_args import provenance_line, site_of
@@ -121,10 +119,7 @@ def run(args: argparse.Namespace) -> int:
             f"# Inventory read from {inventory.source} through the site profile "
             f"'{site.name}' ({'the shipped EXAMPLE' if site.is_example else site.source}).\n"
         )
-        try:
-            write_output(args.output, header + dump_yaml(data), inputs=command_inputs(args))
-        except OutputError as exc:
-            print_error(exc.text, exc.fix_text, args.lang)
+        if not wrote_output(args, header + dump_yaml(data)):
             return 1
     if args.json:
         say(

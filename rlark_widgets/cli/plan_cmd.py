@@ -12,7 +12,6 @@ from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
 from ..input_files import InputFileError, read_input_text
-from ..output_files import OutputError, write_output
 from ..pipeline import PlanRequest, given_job, inspect, plan_job
 from ..rlark.build import JobSettings, recorded_overrides
 from ..rlark.facts import RecordFacts
@@ -32,6 +31,7 @@ from .config_args import (
     has_config,
     load_from_args,
     print_error,
+    wrote_output,
 )
 from .output_args import add_force_argument, command_inputs
 from .render import findings_text, plan_text
@@ -280,12 +280,8 @@ def run(args: argparse.Namespace) -> int:
     assert plan is not None  # planned from a config
     to_stdout = args.output == "-"
     if job is not None:
-        if args.output and not to_stdout:
-            try:
-                write_output(args.output, render_job_yaml(job), inputs=command_inputs(args))
-            except OutputError as exc:
-                print_error(exc.text, exc.fix_text, args.lang, path=args.output)
-                return 1
+        if args.output and not to_stdout and not wrote_output(args, render_job_yaml(job)):
+            return 1
         if args.record:
             try:
                 build_record(plan, job, findings, planned.facts, site=planned.site).write(

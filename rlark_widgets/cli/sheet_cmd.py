@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..i18n import Text
-from ..output_files import OutputError, write_output
 from ..rlark.sheet import build_sheet
 from ..rlark.sheet_render import to_html, to_markdown
-from .config_args import print_error
+from .config_args import write_or_say
 from .job_source import add_job_source_arguments, planned_from_source
-from .output_args import command_inputs
-from .terminal import say
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,13 +40,4 @@ def run(args: argparse.Namespace) -> int:
         return 1
     sheet = build_sheet(planned, args.cluster)
     text = to_html(sheet, args.lang) if args.format == "html" else to_markdown(sheet, args.lang)
-    if args.output:
-        try:
-            write_output(args.output, text, inputs=command_inputs(args), option="-o")
-        except OutputError as exc:
-            print_error(exc.text, exc.fix_text, args.lang)
-            return 1
-        say(Text("Wrote {file}.", file=args.output).render(args.lang))
-    else:
-        say(text, end="")
-    return 0
+    return write_or_say(args, text)

@@ -44,6 +44,7 @@ from rlark_widgets.backends.local.ray_nodes import (  # noqa: E402
     ray_start_argv,
 )
 from rlark_widgets.rlark.job import Job, Role  # noqa: E402
+from rlark_widgets.rlark.site import example_site  # noqa: E402
 
 
 def memory_mib(procs: list[psutil.Process]) -> float:
@@ -127,7 +128,7 @@ def local_backend(workspace: Path) -> tuple[float, list[float]]:
         [Role("header", 1, head=True, gpus=GPUS), Role("workers", 1, gpus=GPUS)],
         run_script="sleep 600\n",
     )
-    backend = LocalBackend(workspace, NODE_IP, run_mode="job")
+    backend = LocalBackend(workspace, NODE_IP, run_mode="job", site=example_site())
     where = JobDir.of(workspace, job.name)
     started = time.monotonic()
     backend.submit(job)

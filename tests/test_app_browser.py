@@ -40,8 +40,9 @@ def voila_url(workspace: Path):
 def _delete_local_jobs(workspace: Path) -> None:
     """Whatever the test left behind, nothing of the Job keeps running."""
     from rlark_widgets.backends.local.backend import LocalBackend
+    from rlark_widgets.rlark.site import example_site
 
-    backend = LocalBackend(workspace)
+    backend = LocalBackend(workspace, site=example_site())
     for job_dir in workspace.iterdir():
         if job_dir.is_dir():
             backend.delete(job_dir.name)

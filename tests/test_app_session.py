@@ -341,7 +341,10 @@ def test_role_text_fields_read_or_refuse_with_the_role_and_item() -> None:
     assert s.roles[1].devices == {"rlinf.io/device-franka": 2}
     before = (list(s.roles), s.job_yaml)
     assert not s.set_role_text(1, "devices", "rlinf.io/device-franka=two")  # was dropped silently
-    assert "role 'franka', devices: 'rlinf.io/device-franka=two' does not end in a whole number" in s.error
+    assert (
+        "role 'franka', devices: 'rlinf.io/device-franka=two' does not end in a whole number"
+        in s.error
+    )
     assert "Fix: Write RESOURCE=COUNT" in s.error
     assert not s.set_role_text(1, "node_selector", "rlark.io/cluster=a, zone")
     assert "role 'franka', nodes: 'zone' is not NAME=VALUE" in s.error

@@ -24,6 +24,7 @@ from rlark_widgets.backends import (
 from rlark_widgets.backends.base import BackendError
 from rlark_widgets.backends.policy import KUBERAY, KUBERNETES, LOCAL, BackendKind
 from rlark_widgets.rlark.build import JobSettings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.ui.session import Session, finding_key
 from rlark_widgets.ui.steps.cluster import ClusterStep
@@ -51,10 +52,12 @@ def test_the_registry_knows_the_shipped_kinds_and_refuses_an_unknown_one() -> No
     assert backend_kinds()[:3] == tuple(BackendKind)
     assert [policy_of(k) for k in BackendKind] == [LOCAL, KUBERNETES, KUBERAY]
     with pytest.raises(BackendError, match="Unknown backend 'slurm'") as refused:
-        open_backend("slurm")
+        open_backend("slurm", site=example_site())
     assert "local, kubernetes, kuberay" in refused.value.fix_text.render("en")
     with pytest.raises(ValueError, match="registered already"):
-        register_backend(replace(POLICY, kind="local"), lambda given: open_backend("local"))
+        register_backend(
+            replace(POLICY, kind="local"), lambda given: open_backend("local", site=example_site())
+        )
     with pytest.raises(ValueError, match="shipped"):
         unregister_backend("kuberay")
 

@@ -32,6 +32,7 @@ from rlark_widgets.examples import example_configs
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.monitor.snapshot import FAILED, MEMBERS, JobSnapshot
 from rlark_widgets.rlark.record import RecordError, RunRecord
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.ui.session import Session
 
 PREPARING = "waiting for the robot arm at 10.0.0.9"
@@ -70,7 +71,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def startup(workspace: Path) -> Iterator[tuple[LocalBackend, JobSnapshot]]:
     """A 2-Worker rehearsal whose second Worker is killed while its prepare script runs; the
     head stays up (its Ray node lingers) for the head test that follows."""
-    backend = LocalBackend(workspace, member_timeout=3, step_seconds=0.2)
+    backend = LocalBackend(workspace, member_timeout=3, step_seconds=0.2, site=example_site())
     job, report = planned("killed-at-start")
     job.roles[1].prepare_script = f"echo '{PREPARING}'\nsleep 300\n"
     backend.submit(job, expansion=report.expansion)
@@ -131,7 +132,7 @@ def test_a_killed_head_leaves_no_member_and_the_diagnosis_names_it(startup, work
 @pytest.mark.slow
 def test_a_run_script_that_hangs_is_ended_by_the_run_timeout(workspace: Path) -> None:
     script = "echo 'connecting to the robot at 10.0.0.9'\nsleep 600\n"
-    backend = LocalBackend(workspace, run_mode="job", run_timeout=4, grace=2)
+    backend = LocalBackend(workspace, run_mode="job", run_timeout=4, grace=2, site=example_site())
     job, _ = planned("hangs", ONE_NODE, run_script=script)
     backend.submit(job)
     try:
@@ -165,7 +166,9 @@ def test_an_unwritable_workspace_is_refused_naming_the_path_and_a_fix(tmp_path: 
     blocker.write_text("a file where the workspace should be")
     job, report = planned("nowhere", ONE_NODE)
     with pytest.raises(BackendError) as caught:
-        LocalBackend(blocker / "workspace").submit(job, expansion=report.expansion)
+        LocalBackend(blocker / "workspace", site=example_site()).submit(
+            job, expansion=report.expansion
+        )
     assert caught.value.message == (
         f"Cannot write the local Job's files in {blocker}/workspace/nowhere: Not a directory."
     )
@@ -177,7 +180,7 @@ def test_an_unwritable_workspace_is_refused_naming_the_path_and_a_fix(tmp_path: 
 
 def test_a_run_timeout_must_be_positive() -> None:
     with pytest.raises(BackendError) as caught:
-        LocalBackend("/tmp", run_timeout=0)
+        LocalBackend("/tmp", run_timeout=0, site=example_site())
     assert caught.value.message == "run_timeout must be a positive number of seconds, not 0."
 
 

@@ -149,7 +149,7 @@ def test_a_real_two_node_robot_config_rehearses_on_its_default_layout(
     job = build_job(
         plan, JobSettings(name="peg", image="rlinf:v1", mounts=[OUTPUT]), site=example_site()
     )
-    backend = LocalBackend(tmp_path, step_seconds=0.2)
+    backend = LocalBackend(tmp_path, step_seconds=0.2, site=example_site())
     assert backend.submit(job, expansion=report.expansion, config=report.config).created
     try:
         snap = wait_for(backend, "peg", finished, START_TIMEOUT)

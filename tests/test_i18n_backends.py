@@ -239,7 +239,9 @@ def test_an_unreachable_server_and_a_non_json_answer_read_in_chinese() -> None:
         port = probe.getsockname()[1]
     configuration = client.Configuration(host=f"http://127.0.0.1:{port}")
     configuration.retries = False
-    backend = KubernetesBackend(client.ApiClient(configuration), retry=RetryPolicy(attempts=1))
+    backend = KubernetesBackend(
+        client.ApiClient(configuration), retry=RetryPolicy(attempts=1), site=example_site()
+    )
     assert chinese(raised(backend.inventory).text) == (
         f"无法连接 http://127.0.0.1:{port} 的 Kubernetes API 服务器来列出 nodes：connection refused."
     )
@@ -298,17 +300,19 @@ def test_kubeconfig_problems_read_in_chinese(
     kube: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = kubeconfig(tmp_path / "config", kube.url)
-    error = raised(lambda: KubernetesBackend.from_kubeconfig("prod", config_file=config))
+    error = raised(
+        lambda: KubernetesBackend.from_kubeconfig("prod", config_file=config, site=example_site())
+    )
     assert error.message == f"Context 'prod' is not in {config} (it has: lab)."
     broken = tmp_path / "broken"
     broken.write_text("apiVersion: v1\nclusters: [\n")
-    raised(lambda: KubernetesBackend.from_kubeconfig(config_file=broken))
+    raised(lambda: KubernetesBackend.from_kubeconfig(config_file=broken, site=example_site()))
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "nothing-here"))
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    raised(KubernetesBackend.from_kubeconfig)
+    raised(lambda: KubernetesBackend.from_kubeconfig(site=example_site()))
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")  # a pod without a token
     monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
-    error = raised(KubernetesBackend.from_kubeconfig)
+    error = raised(lambda: KubernetesBackend.from_kubeconfig(site=example_site()))
     assert error.message.startswith("Running inside a cluster, but its service account cannot")
 
 
@@ -383,11 +387,11 @@ def test_every_local_preflight_finding_reads_in_chinese(tmp_path: Path) -> None:
 
 
 def test_local_refusals_read_in_chinese(tmp_path: Path) -> None:
-    raised(lambda: LocalBackend(tmp_path, node_ip="not-an-ip"))
-    raised(lambda: LocalBackend(tmp_path, node_ip="127.0.0.1"))
-    error = raised(lambda: LocalBackend(tmp_path, run_mode="train"))  # type: ignore[arg-type]
+    raised(lambda: LocalBackend(tmp_path, node_ip="not-an-ip", site=example_site()))
+    raised(lambda: LocalBackend(tmp_path, node_ip="127.0.0.1", site=example_site()))
+    error = raised(lambda: LocalBackend(tmp_path, run_mode="train", site=example_site()))  # type: ignore[arg-type]
     assert (error.message, error.fix) == ("Unknown run mode 'train'.", "Use 'rehearsal' or 'job'.")
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     raised(lambda: backend.stop("Not_A_Name"))
     error = raised(lambda: backend.stop("never-submitted"))
     assert error.message == f"No local Job named 'never-submitted' in {tmp_path.resolve()}."
@@ -420,7 +424,7 @@ def stopped_job(workspace: Path, backend: LocalBackend) -> tuple[Job, JobDir, Sp
 
 
 def test_local_worker_notes_and_events_read_in_chinese(tmp_path: Path) -> None:
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     stopped_job(tmp_path, backend)
     snap = backend.snapshot("stopped")
     notes = {w.key: w.message for w in snap.workers}
@@ -437,7 +441,7 @@ def test_local_worker_notes_and_events_read_in_chinese(tmp_path: Path) -> None:
         chinese(message)
 
     (tmp_path / "stopped" / "stop.json").unlink()
-    waiting = LocalBackend(tmp_path).snapshot("stopped")
+    waiting = LocalBackend(tmp_path, site=example_site()).snapshot("stopped")
     assert chinese(waiting.workers[1].message) == "它在没有监管进程看护时结束：退出码未知"
     assert chinese(waiting.workers[3].message) == "Worker 依次启动"
     assert chinese(backend.delete("stopped")).startswith("已删除 Job 'stopped'：已移除 ")
@@ -446,11 +450,11 @@ def test_local_worker_notes_and_events_read_in_chinese(tmp_path: Path) -> None:
 def test_local_submit_stop_and_delete_messages_read_in_chinese(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     job, where, spec = stopped_job(tmp_path, backend)
     plan = where.read("plan.json")
     resumed = {**plan, "paths": {**plan["paths"], "resume_dir": {"container": "/mnt/ckpt/s_4"}}}
-    job_mode = LocalBackend(tmp_path, run_mode="job")
+    job_mode = LocalBackend(tmp_path, run_mode="job", site=example_site())
     started = [
         _started_message(job, spec, plan, False, None, tmp_path),
         _started_message(job, spec, resumed, True, None, tmp_path),
@@ -498,7 +502,7 @@ def test_local_submit_stop_and_delete_messages_read_in_chinese(
 def test_a_running_job_is_not_started_twice_in_either_language(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     stopped_job(tmp_path, backend)
     monkeypatch.setattr(local_module, "_live", lambda where: True)
     result = backend.submit(Job("stopped", [Role("header", 1, head=True)]))

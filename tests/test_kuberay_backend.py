@@ -64,7 +64,10 @@ def test_a_cluster_without_kuberay_is_told_to_install_the_operator(kube):
     from rlark_widgets.backends.kuberay import KubeRayBackend
 
     backend = KubeRayBackend(
-        kube.api_client(), namespace=NAMESPACE, retry=RetryPolicy(backoff=0.01, cap=0.05)
+        kube.api_client(),
+        namespace=NAMESPACE,
+        retry=RetryPolicy(backoff=0.01, cap=0.05),
+        site=example_site(),
     )
     kube.backends.append(backend)
     found = [f for f in backend.preflight(demo_job()) if f.rule_id == "KRAY-CRD"]

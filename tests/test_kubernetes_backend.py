@@ -20,6 +20,7 @@ from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.findings import Severity
 from rlark_widgets.monitor.diagnosis import diagnose
 from rlark_widgets.rlark.job import Job, Mount, Role
+from rlark_widgets.rlark.site import example_site
 
 if TYPE_CHECKING:
     from kube_emulator import Cluster
@@ -427,7 +428,9 @@ def test_connection_refused_gives_a_clear_message(tmp_path):
     configuration = client.Configuration(host=f"http://127.0.0.1:{port}")
     configuration.retries = False
     backend = KubernetesBackend(
-        client.ApiClient(configuration), retry=RetryPolicy(attempts=2, backoff=0.01)
+        client.ApiClient(configuration),
+        retry=RetryPolicy(attempts=2, backoff=0.01),
+        site=example_site(),
     )
     with pytest.raises(BackendError) as caught:
         backend.inventory()
@@ -590,7 +593,7 @@ current-context: lab
 
 def test_the_kubeconfig_context_gives_server_and_namespace(kube, tmp_path):
     backend = KubernetesBackend.from_kubeconfig(
-        config_file=kubeconfig(tmp_path / "config", kube.url)
+        config_file=kubeconfig(tmp_path / "config", kube.url), site=example_site()
     )
     kube.backends.append(backend)  # closed with the cluster
     assert backend.namespace == NAMESPACE
@@ -600,7 +603,7 @@ def test_the_kubeconfig_context_gives_server_and_namespace(kube, tmp_path):
 def test_an_unknown_context_lists_the_known_ones(kube, tmp_path):
     with pytest.raises(BackendError) as caught:
         KubernetesBackend.from_kubeconfig(
-            "prod", config_file=kubeconfig(tmp_path / "config", kube.url)
+            "prod", config_file=kubeconfig(tmp_path / "config", kube.url), site=example_site()
         )
     assert caught.value.message.endswith("(it has: lab).")
 
@@ -609,7 +612,7 @@ def test_a_broken_kubeconfig_is_named_with_a_fix(tmp_path):
     broken = tmp_path / "config"
     broken.write_text("apiVersion: v1\nclusters: [\n")
     with pytest.raises(BackendError) as caught:
-        KubernetesBackend.from_kubeconfig(config_file=broken)
+        KubernetesBackend.from_kubeconfig(config_file=broken, site=example_site())
     assert caught.value.message.startswith(f"The kubeconfig {broken} cannot be used:")
     assert caught.value.fix.startswith("Fix the file or get a fresh one")
 
@@ -618,7 +621,7 @@ def test_no_configuration_at_all_says_how_to_get_one(tmp_path, monkeypatch):
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "nothing-here"))
     with pytest.raises(BackendError) as caught:
-        KubernetesBackend.from_kubeconfig()
+        KubernetesBackend.from_kubeconfig(site=example_site())
     assert caught.value.message.startswith("No Kubernetes configuration found")
     assert "~/.kube/config" in caught.value.fix
 

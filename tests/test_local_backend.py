@@ -122,7 +122,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def rehearsal(workspace: Path) -> Iterator[tuple[LocalBackend, Job, ConfigReport, JobSnapshot]]:
     """One 2-Worker rehearsal, run to its end (its Ray nodes stay up until stopped)."""
-    backend = LocalBackend(workspace, step_seconds=0.5)
+    backend = LocalBackend(workspace, step_seconds=0.5, site=example_site())
     job, report = planned("rehearse")
     result = backend.submit(job, expansion=report.expansion, config=report.config)
     assert result.created and "rehearsal" in result.message
@@ -202,7 +202,7 @@ def test_another_backend_reads_the_job_and_never_starts_it_twice(
 ) -> None:
     _, job, _, _ = rehearsal
     before = leaders(workspace, job.name)
-    other = LocalBackend(workspace)
+    other = LocalBackend(workspace, site=example_site())
     again = other.submit(job)
     # still running, or finished with its Workers holding their nodes: never a second start
     assert not again.created
@@ -263,7 +263,7 @@ def test_stop_leaves_no_process_of_the_job(rehearsal, workspace: Path) -> None:
 def test_missing_worker_fails_the_rehearsal_naming_it(workspace: Path) -> None:
     """The supervisor gives the Worker up; the rehearsal stops waiting at once (#24 item 16),
     long before its member timeout."""
-    backend = LocalBackend(workspace, member_timeout=600)
+    backend = LocalBackend(workspace, member_timeout=600, site=example_site())
     job, report = planned("no-robot")
     job.roles[
         1
@@ -304,7 +304,7 @@ def test_a_run_script_that_exits_1_fails_the_job_with_its_log_tail(workspace: Pa
         "python -c 'import ray; ray.init(); print(\"ray nodes:\", len(ray.nodes()))'\n"
         "echo 'no checkpoint at /mnt/output/missing' >&2\nexit 1\n"
     )
-    backend = LocalBackend(workspace, run_mode="job")
+    backend = LocalBackend(workspace, run_mode="job", site=example_site())
     job, _ = planned("fails", ONE_NODE, run_script=script)
     backend.submit(job)
     try:
@@ -339,7 +339,7 @@ def test_a_layout_that_does_not_fit_is_refused_with_a_fix(tmp_path: Path) -> Non
     assert required_mib(2) <= 8 * 1024 and memory_finding(planned("small")[0], 8 * 1024) is None
     job.roles[1].replicas = 4000
     with pytest.raises(BackendError) as error:
-        LocalBackend(tmp_path).submit(job)
+        LocalBackend(tmp_path, site=example_site()).submit(job)
     assert (
         "4001 Workers need about" in error.value.message and "kubernetes backend" in error.value.fix
     )
@@ -348,13 +348,13 @@ def test_a_layout_that_does_not_fit_is_refused_with_a_fix(tmp_path: Path) -> Non
 
 def test_refusals_name_the_problem_and_the_fix(tmp_path: Path) -> None:
     with pytest.raises(BackendError) as error:
-        LocalBackend(tmp_path, node_ip="127.0.0.1")
+        LocalBackend(tmp_path, node_ip="127.0.0.1", site=example_site())
     assert "127.0.0.2" in error.value.fix
     headless = Job("headless", [Role("workers", 2)])
     with pytest.raises(BackendError) as error:
-        LocalBackend(tmp_path).submit(headless)
+        LocalBackend(tmp_path, site=example_site()).submit(headless)
     assert "exactly one Header role" in error.value.message
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     with pytest.raises(BackendError) as error:
         backend.stop("never-submitted")
     assert "No local Job named 'never-submitted'" in error.value.message
@@ -368,10 +368,12 @@ def test_preflight_says_what_is_not_modelled(tmp_path: Path) -> None:
     job, report = planned(
         "notes", mounts=[OUTPUT, Mount("data", "hostPath", "/no/such/dir", "/data")]
     )
-    rules = [f.rule_id for f in LocalBackend(tmp_path).preflight(job, report.config)]
+    rules = [
+        f.rule_id for f in LocalBackend(tmp_path, site=example_site()).preflight(job, report.config)
+    ]
     assert rules == ["LOC-REHEARSAL", "LOC-NOT-MODELLED", "LOC-HOSTPATH", "LOC-HOSTPATH"]
     # without the config it was planned from, the rehearsal cannot verify placement: it says so
-    bare = [f.rule_id for f in LocalBackend(tmp_path).preflight(job)]
+    bare = [f.rule_id for f in LocalBackend(tmp_path, site=example_site()).preflight(job)]
     assert bare == [
         "LOC-REHEARSAL",
         "LOC-NO-PLAN",
@@ -380,7 +382,8 @@ def test_preflight_says_what_is_not_modelled(tmp_path: Path) -> None:
         "LOC-HOSTPATH",
     ]
     assert "LOC-REHEARSAL" not in [
-        f.rule_id for f in LocalBackend(tmp_path, run_mode="job").preflight(job)
+        f.rule_id
+        for f in LocalBackend(tmp_path, run_mode="job", site=example_site()).preflight(job)
     ]
 
 
@@ -412,7 +415,10 @@ def test_each_worker_gets_its_rank_labels_gpus_devices_and_env(tmp_path: Path) -
         ],
     )
     spec = build_spec(
-        job, JobDir.of(tmp_path, "robots"), LocalBackend(tmp_path).options, site=example_site()
+        job,
+        JobDir.of(tmp_path, "robots"),
+        LocalBackend(tmp_path, site=example_site()).options,
+        site=example_site(),
     )
     assert [(w.key, w.rank, w.head, w.gpus) for w in spec.workers] == [
         ("header/0", 0, True, 8),
@@ -489,7 +495,7 @@ def test_a_restart_resumes_only_from_a_readable_checkpoint(tmp_path: Path) -> No
 
 def test_snapshot_reads_a_stopped_run_from_the_job_directory(tmp_path: Path) -> None:
     """Phases and reasons come from the files alone (no process of this Job is alive)."""
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     job = Job("stopped", [Role("header", 1, head=True), Role("workers", 2)])
     where = JobDir.of(tmp_path, job.name)
     spec = build_spec(job, where, backend.options, site=example_site())

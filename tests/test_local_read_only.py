@@ -20,13 +20,14 @@ from rlark_widgets.backends.local.mounts import MountMap
 from rlark_widgets.backends.local.rehearsal import main as rehearse
 from rlark_widgets.backends.local.spec import build_plan
 from rlark_widgets.rlark.job import Mount
+from rlark_widgets.rlark.site import example_site
 
 
 def _plan_file(tmp_path: Path, mounts: list[Mount]) -> tuple[Path, dict]:
     job, report = planned("readonly", ONE_NODE, mounts=mounts)
     where = JobDir.of(tmp_path / "ws", job.name)
     where.root.mkdir(parents=True)
-    options = LocalBackend(tmp_path / "ws").options
+    options = LocalBackend(tmp_path / "ws", site=example_site()).options
     plan = build_plan(job, where, options, None, None, MountMap.for_job(job, where.root))
     path = where.file("plan.json")
     path.write_text(json.dumps(plan))

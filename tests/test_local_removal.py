@@ -99,7 +99,7 @@ def test_no_state_file_makes_delete_remove_anything_outside(
         else:
             where.root.mkdir()
         spec = build_spec(
-            JOB, where, LocalBackend(workspace).options, site=example_site()
+            JOB, where, LocalBackend(workspace, site=example_site()).options, site=example_site()
         ).to_json()
         if not job_dir_is_a_link:
             spec["temp_root"] = _temp_root(workspace, canary, temp_form)
@@ -114,7 +114,7 @@ def test_no_state_file_makes_delete_remove_anything_outside(
                 with where.lock():  # as submit does
                     _clear_run(where, workspace)
             else:
-                LocalBackend(workspace).delete(JOB.name)
+                LocalBackend(workspace, site=example_site()).delete(JOB.name)
                 assert not where.root.exists() and not where.root.is_symlink()
 
         if job_dir_is_a_link:

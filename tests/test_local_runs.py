@@ -13,6 +13,7 @@ from test_run_identity import local_job
 from rlark_widgets.backends.base import BackendError
 from rlark_widgets.backends.local.backend import LocalBackend, _clear_run
 from rlark_widgets.rlark.logs import RUN_LOG
+from rlark_widgets.rlark.site import example_site
 
 
 def script(marker: str) -> str:
@@ -23,7 +24,7 @@ def script(marker: str) -> str:
 def test_a_second_run_starts_clean_and_the_first_runs_logs_stay_readable(
     tmp_path: Path, capsys
 ) -> None:
-    backend = LocalBackend(tmp_path, run_mode="job", linger=0.5)
+    backend = LocalBackend(tmp_path, run_mode="job", linger=0.5, site=example_site())
     first, _ = planned("twice", ONE_NODE, run_script=script("first run"))
     assert backend.submit(first).created
     try:

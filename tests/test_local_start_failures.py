@@ -36,7 +36,7 @@ GONE = {"pid": 2**22 + 1, "create_time": 1.0}  # above pid_max: never a live pro
 
 
 def _failed_job(tmp_path: Path, last_line: str, joined: bool = False) -> LocalBackend:
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     job = Job("busy", [Role("header", 1, head=True), Role("workers", 1)])
     where = JobDir.of(tmp_path, job.name)
     spec = build_spec(job, where, backend.options, site=example_site())
@@ -133,7 +133,7 @@ def test_the_submit_message_carries_the_measured_time(tmp_path: Path) -> None:
     (tmp_path / "earlier").mkdir()
     record = {"workers": {"header/0": {"started": 1.0, "joined": 58.0}}}
     (tmp_path / "earlier" / "state.json").write_text(json.dumps(record))
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     os.environ.pop(GIVEN_UP_ENV, None)
     from rlark_widgets.backends.local.backend import _started_message
 

@@ -17,6 +17,7 @@ from test_local_backend import ONE_NODE, START_TIMEOUT, finished, planned, stop_
 from rlark_widgets.backends.local.backend import LocalBackend
 from rlark_widgets.i18n import render
 from rlark_widgets.monitor.diagnosis import diagnose
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.ui.session import Session
 from rlark_widgets.ui.steps.log_panel import LogPanel
 from rlark_widgets.ui.steps.runs_panel import RunsPanel
@@ -24,7 +25,7 @@ from rlark_widgets.ui.steps.runs_panel import RunsPanel
 
 @pytest.mark.slow
 def test_a_rehearsal_shows_its_curves_gpu_note_and_links_and_keeps_them_after_stop(tmp_path: Path):
-    backend = LocalBackend(tmp_path, step_seconds=2.0)
+    backend = LocalBackend(tmp_path, step_seconds=2.0, site=example_site())
     job, report = planned("curves", ONE_NODE)
     backend.submit(job, expansion=report.expansion, config=report.config)
     try:

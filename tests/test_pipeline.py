@@ -79,16 +79,21 @@ def test_a_kuberay_error_blocks_a_kuberay_submit_at_its_field(kuberay) -> None:
 def test_other_backends_weigh_the_rlark_jobs_findings(tmp_path) -> None:
     planned = given_job(_bucket_output(demo_job()), site=example_site())
     assert weighed_findings(planned) == planned.findings
-    local = open_backend("local", workspace=tmp_path)
+    local = open_backend("local", workspace=tmp_path, site=example_site())
     weighed = submission_findings(local, planned)  # no export: the RLark Job's own findings
     assert "JOB-STORAGE-SOURCE" in {f.rule_id for f in weighed}
     assert not any("workerGroupSpecs" in f.path for f in weighed)
 
 
 def test_open_backend_names_the_two_backends(tmp_path) -> None:
-    assert open_backend("local", workspace=tmp_path, run_timeout=5).options.run_timeout == 5
+    assert (
+        open_backend(
+            "local", workspace=tmp_path, run_timeout=5, site=example_site()
+        ).options.run_timeout
+        == 5
+    )
     with pytest.raises(BackendError, match="Unknown backend 'slurm'"):
-        open_backend("slurm")
+        open_backend("slurm", site=example_site())
 
 
 def test_open_backend_opens_kuberay_with_what_it_exports(kuberay, tmp_path) -> None:
@@ -98,7 +103,9 @@ def test_open_backend_opens_kuberay_with_what_it_exports(kuberay, tmp_path) -> N
 
     kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", kuberay.url)
     options = ExportOptions(kind="RayCluster", ttl_seconds_after_finished=60)
-    backend = open_backend("kuberay", kubeconfig=str(kubeconfig), namespace="lab", kuberay=options)
+    backend = open_backend(
+        "kuberay", kubeconfig=str(kubeconfig), namespace="lab", kuberay=options, site=example_site()
+    )
     kuberay.backends.append(backend)
     assert backend.name == "kuberay" and backend.namespace == "lab"
     assert backend.options == options and backend.kind == "RayCluster"

@@ -95,7 +95,7 @@ def test_the_warning_names_every_role_with_a_prepare_script(tmp_path: Path) -> N
     planned = given_job(
         parse_job_yaml(path.read_text(encoding="utf-8"), site=example_site()), site=example_site()
     )
-    backend = LocalBackend(tmp_path / "ws")
+    backend = LocalBackend(tmp_path / "ws", site=example_site())
     asked: list[list[str]] = []
 
     def no(findings: list) -> bool:  # type: ignore[type-arg]

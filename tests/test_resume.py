@@ -121,7 +121,7 @@ def stopped_run(workspace: Path, job: Job, steps: dict[int, bool]) -> Path:
     """The Job directory a stopped local run leaves, with ``global_step_N`` (True: with a
     readable actor/ shard) under its checkpoint directory; returns that directory."""
     where = JobDir.of(workspace, job.name)
-    backend = LocalBackend(workspace)
+    backend = LocalBackend(workspace, site=example_site())
     spec = build_spec(job, where, backend.options, site=example_site())
     where.file("job.yaml").parent.mkdir(parents=True, exist_ok=True)
     from rlark_widgets.rlark.yaml_io import render_job_yaml
@@ -156,7 +156,7 @@ def refusal(backend, name: str, which: str = "latest") -> ResumeRefused:
 
 def test_local_refusals_name_the_checkpoint_and_the_fix(tmp_path: Path) -> None:
     job, _ = planned("ckpt")
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     stopped_run(tmp_path, job, {2: True, 4: False})
     assert backend.snapshot("ckpt").phase == "Stopped"
     unreadable = refusal(backend, "ckpt")  # latest is global_step_4, which has no actor/
@@ -179,7 +179,7 @@ def test_a_checkpoint_under_no_mount_is_refused_as_not_persisted(tmp_path: Path)
     job, _ = planned("bare", mounts=[], output_mount=None)
     job.annotations["rlark.io/checkpoint-dir"] = "/results/bare/checkpoints"
     stopped_run(tmp_path, job, {2: True})
-    refused = refusal(LocalBackend(tmp_path), "bare")
+    refused = refusal(LocalBackend(tmp_path, site=example_site()), "bare")
     assert str(refused) == (
         "runner.resume_dir '/results/bare/checkpoints/global_step_2' is not under a mount, so no"
         " Worker can read the checkpoint."
@@ -190,11 +190,13 @@ def test_a_checkpoint_under_no_mount_is_refused_as_not_persisted(tmp_path: Path)
 def test_a_job_without_checkpoints_or_a_launch_line_is_refused(tmp_path: Path) -> None:
     job, _ = planned("fresh")
     stopped_run(tmp_path, job, {})
-    none = refusal(LocalBackend(tmp_path), "fresh")
+    none = refusal(LocalBackend(tmp_path, site=example_site()), "fresh")
     assert str(none) == "Job 'fresh' has no checkpoint to resume from."
     job, _ = planned("wrapped", run_script="bash examples/run_embodiment.sh maniskill")
     stopped_run(tmp_path, job, {2: True})
-    assert "no RLinf launch line" in str(refusal(LocalBackend(tmp_path), "wrapped"))
+    assert "no RLinf launch line" in str(
+        refusal(LocalBackend(tmp_path, site=example_site()), "wrapped")
+    )
 
 
 def test_the_session_shows_a_refusal_with_its_fix_and_keeps_the_choice(tmp_path: Path) -> None:
@@ -457,7 +459,7 @@ def test_resuming_from_the_last_step_is_refused_with_nothing_left_to_train(
     job, _ = planned("done")
     assert expectations(job).max_steps == 4
     stopped_run(tmp_path, job, {2: True, 4: True})
-    refused = refusal(LocalBackend(tmp_path), "done")
+    refused = refusal(LocalBackend(tmp_path, site=example_site()), "done")
     assert str(refused) == (
         "global_step_4 is the end of the run: runner.max_steps is 4, so a run resumed from it has"
         " nothing left to train."
@@ -470,7 +472,9 @@ def test_resuming_from_the_last_step_is_refused_with_nothing_left_to_train(
     ):
         code, out, err = cli(capsys, "--lang", lang, "resubmit", "done", *flags)
         assert code == 1 and words in err, out + err
-    assert LocalBackend(tmp_path).snapshot("done").phase == "Stopped"  # nothing was started
+    assert (
+        LocalBackend(tmp_path, site=example_site()).snapshot("done").phase == "Stopped"
+    )  # nothing was started
 
 
 def test_a_rehearsal_resumed_from_the_last_step_fails_saying_nothing_is_left(

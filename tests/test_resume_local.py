@@ -25,6 +25,7 @@ from test_local_backend import (
 from rlark_widgets.backends.local.backend import LocalBackend
 from rlark_widgets.monitor.summary import summary_lines
 from rlark_widgets.resume import checkpoints_of_every_run, resume
+from rlark_widgets.rlark.site import example_site
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +42,7 @@ def metrics_steps(workspace: Path, name: str, since: float) -> list[int]:
 def test_a_stopped_rehearsal_resumes_from_its_latest_checkpoint_at_the_next_step(
     tmp_path: Path,
 ) -> None:
-    backend = LocalBackend(tmp_path, step_seconds=1.5)
+    backend = LocalBackend(tmp_path, step_seconds=1.5, site=example_site())
     job, report = planned("resumes", SIX_STEPS)
     assert backend.submit(job, expansion=report.expansion, config=report.config).created
     try:

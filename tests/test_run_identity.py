@@ -243,7 +243,7 @@ OUTPUT = Mount("output", "storage", "oss-rlinf", "/mnt/output")
 
 def local_job(tmp_path: Path, name: str = "again") -> tuple[LocalBackend, JobDir, dict]:
     """A submitted local Job's files (as submit writes them), without starting anything."""
-    backend = LocalBackend(tmp_path)
+    backend = LocalBackend(tmp_path, site=example_site())
     job = Job(
         name,
         [Role("header", 1, head=True, mounts=[OUTPUT]), Role("workers", 1, mounts=[OUTPUT])],

@@ -40,6 +40,7 @@ from test_kubernetes_backend import NAMESPACE, demo_job, host
 from rlark_widgets.backends.base import BackendError
 from rlark_widgets.backends.kube.backend import KubernetesBackend
 from rlark_widgets.rlark.build import JobSettings
+from rlark_widgets.rlark.site import example_site
 from rlark_widgets.rlark.yaml_io import render_job_yaml
 from rlark_widgets.ui.session import Session, finding_key
 
@@ -353,7 +354,9 @@ def test_a_broken_kubeconfig_error_never_quotes_its_credentials(
         text = text.replace(f"token: {TOKEN}", f"token: {{value: {TOKEN}}}")
     config.write_text(text)
     try:
-        backend = KubernetesBackend.from_kubeconfig(config_file=config, timeout=1)
+        backend = KubernetesBackend.from_kubeconfig(
+            config_file=config, timeout=1, site=example_site()
+        )
         try:
             backend.inventory()  # a kubeconfig the client accepts still fails here: no server
         finally:

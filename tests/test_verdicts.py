@@ -78,7 +78,9 @@ def test_submit_of_a_job_yaml_says_before_it_starts_that_placement_is_not_verifi
         assert code == 0, out + err
         warning = out.index("[警告] LOC-NO-PLAN")
         assert "无法核对放置" in out[warning:] and warning < out.index("已提交")
-        snap = wait_for(LocalBackend(workspace), "bare", finished, 2 * START_TIMEOUT)
+        snap = wait_for(
+            LocalBackend(workspace, site=example_site()), "bare", finished, 2 * START_TIMEOUT
+        )
         assert snap.run_script_state == "succeeded", "\n".join(snap.log_tail)
         assert snap.verdict is not None and snap.verdict.line == RAN_EN
         assert not any("REHEARSAL PASSED" in line for line in snap.log_tail)

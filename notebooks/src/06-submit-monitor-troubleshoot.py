@@ -70,7 +70,7 @@ from rlark_widgets.viz.monitor_charts import checkpoint_figure, members_figure
 CONFIG = example_configs()["local_rehearsal_2node"]
 OUTPUT = Mount("output", "storage", "oss-rlinf", "/mnt/output")
 WORKSPACE = Path(tempfile.mkdtemp(prefix="rlark-06-"))  # this notebook's local Jobs live here
-backend = LocalBackend(WORKSPACE, step_seconds=0.5, linger=120)
+backend = LocalBackend(WORKSPACE, step_seconds=0.5, linger=120, site=example_site())
 
 
 def planned_job(name, overrides=()):

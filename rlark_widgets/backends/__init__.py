@@ -11,7 +11,7 @@ and work with it unchanged.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,8 @@ class Connect:
     namespace: str | None = None
     kubeconfig: str | None = None
     kuberay: ExportOptions | None = None  # None: a RayJob with the defaults
-    site: SiteProfile | None = None  # whose labels and Job API (None: the shipped example)
+    #: whose labels and Job API: the profile the edge resolved (the CLI's --site, the Session's)
+    site: SiteProfile = field(kw_only=True)
 
 
 #: Opens a backend of one kind; raises :class:`BackendError` when it cannot be reached.
@@ -124,10 +125,12 @@ def open_backend(
     namespace: str | None = None,
     kubeconfig: str | None = None,
     kuberay: ExportOptions | None = None,
-    site: SiteProfile | None = None,
+    site: SiteProfile,
 ) -> Backend:
     """The backend of ``kind``, given the connection options (see :class:`Connect`); raises
     :class:`BackendError` when it is unknown or cannot be reached."""
     policy_of(kind)  # an unknown kind is refused with the known ones
     _, opener = _REGISTERED[kind]
-    return opener(Connect(workspace, run_timeout, context, namespace, kubeconfig, kuberay, site))
+    return opener(
+        Connect(workspace, run_timeout, context, namespace, kubeconfig, kuberay, site=site)
+    )

@@ -16,14 +16,9 @@ from ..rlark.kuberay import is_kuberay
 from ..rlark.schema import schema_findings
 from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest
-from .config_args import (
-    add_config_arguments,
-    gpu_layout,
-    has_config,
-    load_from_args,
-    print_error,
-)
+from .config_args import add_config_arguments, print_error
 from .plan_cmd import add_live_arguments, load_inventory_arg, site_json
+from .plan_request import has_config, plan_request
 from .render import findings_text
 from .site_args import provenance_line, site_of
 from .terminal import say
@@ -85,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
         job = None
     report = None
     if has_config(args):
-        config = load_from_args(args, recorded_overrides(job))
-        if config is None:
+        request = plan_request(args, recorded=recorded_overrides(job))
+        if request is None:
             return 1
-        report = inspect(config, gpu_layout(args))
+        report = inspect(request.config, request.gpus)
     findings = given_job(
         job,
         report,
@@ -111,10 +106,10 @@ def _kuberay_findings(
     """KubeRay's schema and the rules that apply; None when the config cannot be read."""
     report = None
     if has_config(args):
-        config = load_from_args(args)
-        if config is None:
+        request = plan_request(args)
+        if request is None:
             return None
-        report = inspect(config, gpu_layout(args))
+        report = inspect(request.config, request.gpus)
     return given_kuberay(manifest, report, inventory, target_cluster=args.cluster, site=site)
 
 

@@ -1,4 +1,4 @@
-"""Arguments shared by every command that reads an RLinf config, and the one loader they call."""
+"""Arguments shared by every command that reads an RLinf config (``plan_request`` parses them)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,6 @@ from collections.abc import Sequence
 
 from ..i18n import Text, default_language, render
 from ..output_files import OutputError, write_output
-from ..rlark.build import merge_overrides
-from ..rlark.text_fields import FieldTextError, parse_pairs
-from ..rlinf import RLinfConfig, RLinfConfigError, compose_config, load_config, rlinf_repo_env
-from ..rlinf.topology import GpuLayout, GpuLayoutError
 from .numbers import count, message_language
 from .output_args import command_inputs
 from .terminal import say
@@ -125,56 +121,6 @@ def add_config_arguments(parser: argparse.ArgumentParser, *, positional: bool = 
         metavar="RANK:N,...",
         help="GPUs per node rank, e.g. 0:8,1:4 (unlisted ranks get the largest)",
     )
-
-
-def gpu_layout(args: argparse.Namespace) -> GpuLayout:
-    option, value = (
-        ("--gpus-per-node-map", args.gpus_per_node_map)
-        if args.gpus_per_node_map
-        else ("--gpus-per-node", args.gpus_per_node)
-    )
-    try:
-        return GpuLayout.parse(value)
-    except GpuLayoutError as exc:
-        raise UsageError(
-            Text(
-                "{option}: {problem} For example --gpus-per-node 8 or --gpus-per-node-map 0:8,1:4.",
-                option=option,
-                problem=exc.text,
-            )
-        ) from None
-
-
-def _env(args: argparse.Namespace) -> dict[str, str]:
-    env = rlinf_repo_env(args.rlinf_repo) if args.rlinf_repo else {}
-    try:
-        return {**env, **parse_pairs(args.env, "--env")}
-    except FieldTextError as exc:
-        raise UsageError(exc.text) from None
-
-
-def has_config(args: argparse.Namespace) -> bool:
-    return bool(args.config or args.config_dir or args.config_name)
-
-
-def load_from_args(args: argparse.Namespace, recorded: Sequence[str] = ()) -> RLinfConfig | None:
-    """Load the config the arguments name; print the error and return None if it fails.
-
-    ``recorded`` are overrides a Job records (its annotation and run script): they come first,
-    so an override on the command line wins for the same key.
-    """
-    if bool(args.config) == bool(args.config_dir or args.config_name):
-        raise UsageError(Text("give either CONFIG or --config-dir DIR --config-name NAME"))
-    if not args.config and not (args.config_dir and args.config_name):
-        raise UsageError(Text("--config-dir and --config-name go together"))
-    overrides = merge_overrides(recorded, args.overrides)
-    try:
-        if args.config:
-            return load_config(args.config, overrides, _env(args), compose=not args.no_compose)
-        return compose_config(args.config_dir, args.config_name, overrides, _env(args))
-    except RLinfConfigError as exc:
-        print_error(exc.text, exc.fix_text, args.lang, path=exc.path)
-        return None
 
 
 def exc_text(exc: Exception) -> Text | str:

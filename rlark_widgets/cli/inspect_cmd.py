@@ -7,7 +7,8 @@ import json
 
 from ..findings import has_errors
 from ..rlinf import inspect_config
-from .config_args import add_config_arguments, gpu_layout, load_from_args
+from .config_args import add_config_arguments
+from .plan_request import plan_request
 from .render import report_lines, write_lines
 from .stream_json import write_report_json
 from .terminal import say, write
@@ -32,13 +33,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(args: argparse.Namespace) -> int:
-    layout = gpu_layout(args)
-    config = load_from_args(args)
-    if config is None:
+    request = plan_request(args)
+    if request is None:
         if args.json:
             say(json.dumps({"ok": False, "error": "config could not be loaded"}))
         return 1
-    report = inspect_config(config, layout)
+    report = inspect_config(request.config, request.gpus)
     if args.json:
         write_report_json(report, write)
     else:

@@ -4,36 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
 from ..backends import backend_policies, open_backend, policy_of
 from ..backends.base import BackendError
-from ..contract import OUTPUT_MOUNT
 from ..findings import has_errors
 from ..i18n import Text, render
 from ..input_files import InputFileError, read_input_text
-from ..pipeline import PlanRequest, given_job, inspect, plan_job
-from ..rlark.build import JobSettings, recorded_overrides
-from ..rlark.facts import RecordFacts
+from ..pipeline import given_job, inspect, plan_job
+from ..rlark.build import recorded_overrides
 from ..rlark.inventory import Inventory, InventoryError, load_inventory
-from ..rlark.job import Mount
 from ..rlark.planned import PlannedJob
 from ..rlark.planner import TEMPLATES, RolePlan
 from ..rlark.record import RecordError, build_record
 from ..rlark.secrets import redact_document
 from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest, render_job_yaml
-from .config_args import (
-    UsageError,
-    add_config_arguments,
-    exc_text,
-    gpu_layout,
-    has_config,
-    load_from_args,
-    print_error,
-    wrote_output,
-)
+from .config_args import UsageError, add_config_arguments, exc_text, print_error, wrote_output
 from .output_args import add_force_argument, command_inputs
+from .plan_request import has_config, plan_request
 from .render import findings_text, plan_text
 from .site_args import provenance_line, site_of
 from .terminal import say
@@ -135,38 +125,6 @@ def add_job_arguments(parser: argparse.ArgumentParser, namespace: bool = True) -
     job.add_argument("--image-digest", help="digest of the image tag for the run record")
 
 
-def mount_option(option: str, shape: str, item: str) -> tuple[str, str, bool]:
-    """``SOURCE:/PATH`` or ``SOURCE:/PATH:ro`` (or ``:rw``) as (source, path, read-only).
-
-    ``--host-path /data:/mnt/data:ro`` gave a read-write mount at ``/mnt/data:ro``: the mode is
-    read here, and anything else after a second colon is refused.
-    """
-    parts = item.split(":")
-    mode = parts.pop() if len(parts) == 3 else "rw"
-    if len(parts) != 2 or not all(parts) or mode not in ("ro", "rw"):
-        raise UsageError(
-            Text(
-                "{option} takes {shape} or {shape}:ro (read-only), got {item}",
-                option=option,
-                shape=shape,
-                item=repr(item),
-            )
-        )
-    return parts[0], parts[1], mode == "ro"
-
-
-def _mounts(args: argparse.Namespace) -> list[Mount]:
-    mounts = []
-    for index, item in enumerate(args.storage):
-        source, path, read_only = mount_option("--storage", "CLASS:/PATH", item)
-        name = f"storage-{index}" if index else OUTPUT_MOUNT
-        mounts.append(Mount(name, "storage", source, path, read_only=read_only))
-    for index, item in enumerate(args.host_path):
-        source, path, read_only = mount_option("--host-path", "/SRC:/PATH", item)
-        mounts.append(Mount(f"host-{index}", "hostPath", source, path, read_only=read_only))
-    return mounts
-
-
 def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
     """--inventory read through the site profile; else the live nodes of --backend (a backend
     with a live inventory; a failure to reach it raises BackendError); else None."""
@@ -189,43 +147,6 @@ def load_inventory_arg(args: argparse.Namespace) -> Inventory | None:
     return None
 
 
-def request_from_args(
-    args: argparse.Namespace, inventory: Inventory | None = None
-) -> PlanRequest | None:
-    """The plan request the options describe (None when the config fails to load: printed)."""
-    config = load_from_args(args)
-    if config is None:
-        return None
-    settings = JobSettings(
-        name=args.name,
-        namespace=args.namespace or "default",
-        image=args.image,
-        rlinf_dir=args.rlinf_dir,
-        prepare_script=args.prepare,
-        mounts=_mounts(args),
-        output_mount=args.output_dir,
-        tensorboard_log_dir=args.tensorboard,
-    )
-    return PlanRequest(
-        config,
-        gpu_layout(args),
-        inventory,
-        template=args.template,
-        target_cluster=args.cluster,
-        settings=settings,
-        facts=RecordFacts(rlinf_commit=args.rlinf_commit, image_digest=args.image_digest),
-        site=site_of(args),
-    )
-
-
-def plan_from_args(
-    args: argparse.Namespace, inventory: Inventory | None = None
-) -> PlannedJob | None:
-    """Load the config, plan its roles and build and check the Job (None if the config fails)."""
-    request = request_from_args(args, inventory)
-    return None if request is None else plan_job(request)
-
-
 def planned_from_args(
     args: argparse.Namespace, inventory: Inventory | None = None, *, console: bool = False
 ) -> PlannedJob | None:
@@ -237,45 +158,53 @@ def planned_from_args(
     (fields our schema does not know are infos, as ``check`` says, not errors).
     """
     if args.job:
-        site = site_of(args)
-        try:
-            text = read_input_text(args.job)
-            manifest = load_manifest(text)
-            job = job_from_manifest(manifest, site)
-        except (InputFileError, JobYamlError) as exc:
-            print_error(exc.text, exc.fix_text, args.lang, path=args.job)
-            return None
-        report = None
-        if has_config(args):
-            config = load_from_args(args, recorded_overrides(job))
-            if config is None:
-                return None
-            report = inspect(config, gpu_layout(args))
-        return given_job(
-            job,
-            report,
-            inventory,
-            target_cluster=args.cluster,
-            site=site,
-            unknown_as_info=console,
-            document=manifest,
-            text=text,
-        )
+        return _given_from_args(args, inventory, console=console)
     if not has_config(args):
         raise UsageError(Text("give a Job YAML or --config CONFIG to plan one"))
-    return plan_from_args(args, inventory)
+    request = plan_request(args, inventory=inventory)
+    return None if request is None else plan_job(request)
+
+
+def _given_from_args(
+    args: argparse.Namespace, inventory: Inventory | None, *, console: bool
+) -> PlannedJob | None:
+    """The Job YAML ``args.job`` checked, against the request --config describes when given."""
+    site = site_of(args)
+    try:
+        text = read_input_text(args.job)
+        manifest = load_manifest(text)
+        job = job_from_manifest(manifest, site)
+    except (InputFileError, JobYamlError) as exc:
+        print_error(exc.text, exc.fix_text, args.lang, path=args.job)
+        return None
+    report = None
+    if has_config(args):
+        request = plan_request(args, recorded=recorded_overrides(job))
+        if request is None:
+            return None
+        report = inspect(request.config, request.gpus)
+    return given_job(
+        job,
+        report,
+        inventory,
+        target_cluster=args.cluster,
+        site=site,
+        unknown_as_info=console,
+        document=manifest,
+        text=text,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    gpu_layout(args)  # usage errors before any slow work
+    request = plan_request(args)  # usage errors and the config before a live cluster is asked
+    if request is None:
+        return 1
     try:
         inventory = load_inventory_arg(args)
     except BackendError as exc:
         print_error(exc.text, exc.fix_text, args.lang)
         return 1
-    planned = plan_from_args(args, inventory)
-    if planned is None:
-        return 1
+    planned = plan_job(replace(request, inventory=inventory))
     plan, job, findings = planned.plan, planned.job, planned.findings
     assert plan is not None  # planned from a config
     to_stdout = args.output == "-"

@@ -23,7 +23,7 @@ from kubernetes.client.exceptions import ApiException
 
 from ...i18n import Text
 from ...rlark.secrets import redact
-from ...rlark.site import SiteProfile, example_site
+from ...rlark.site import SiteProfile
 from ..base import BackendError
 
 RETRYABLE = frozenset({429, 500, 502, 503, 504})
@@ -150,10 +150,11 @@ class KubeApi:
         api_client: client.ApiClient,
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
-        site: SiteProfile | None = None,
+        *,
+        site: SiteProfile,
     ) -> None:
         #: the site profile naming the Job resource (group, version, plural) and Worker labels
-        self.site = site or example_site()
+        self.site = site
         self.client = api_client
         self.core = client.CoreV1Api(api_client)
         self.custom = client.CustomObjectsApi(api_client)

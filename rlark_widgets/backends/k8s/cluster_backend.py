@@ -37,12 +37,12 @@ class ClusterBackend:
         cluster: str | None = None,
         timeout: float = 10.0,
         retry: RetryPolicy | None = None,
-        site: SiteProfile | None = None,
+        site: SiteProfile,
         checkpoint_root: str | os.PathLike[str] | None = None,
     ) -> None:
         """``api_client`` wins; otherwise the kubeconfig (``config_file``, ``context``) or
         in-cluster. ``cluster`` is the intended cluster (the site's cluster label) for node
-        selections; ``site`` names the node and Worker labels (else the example);
+        selections; ``site`` names the node and Worker labels (the caller's profile);
         ``checkpoint_root`` is where the Jobs' output volume is mounted on this machine (no
         exec needed then)."""
         self.api, self.namespace = open_api(

@@ -118,7 +118,7 @@ def open_api(
     context: str | None,
     timeout: float,
     retry: RetryPolicy | None,
-    site: SiteProfile | None,
+    site: SiteProfile,
 ) -> tuple[KubeApi, str]:
     """The API wrapper and namespace a cluster backend works in: ``api_client`` wins, else the
     kubeconfig (``config_file``, ``context``) or in-cluster; the namespace given, else the
@@ -126,4 +126,6 @@ def open_api(
     context_namespace = None
     if api_client is None:
         api_client, context_namespace = connect(config_file, context)
-    return KubeApi(api_client, timeout, retry, site), namespace or context_namespace or "default"
+    return KubeApi(
+        api_client, timeout, retry, site=site
+    ), namespace or context_namespace or "default"

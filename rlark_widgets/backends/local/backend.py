@@ -36,7 +36,7 @@ from ...monitor.snapshot import JobSnapshot, RunInfo, WorkerSnapshot
 from ...rlark.inventory import Inventory, site_node
 from ...rlark.job import Job
 from ...rlark.logs import RUN_LOG
-from ...rlark.site import SiteProfile, example_site
+from ...rlark.site import SiteProfile
 from ...rlark.written import normal_text
 from ...rlark.yaml_io import parse_job_yaml, render_job_yaml
 from ...rlinf.expansion import Expansion
@@ -80,11 +80,11 @@ class LocalBackend:
         linger: float = 600.0,
         step_seconds: float = 1.0,
         run_timeout: float | None = None,
-        site: SiteProfile | None = None,
+        site: SiteProfile,
     ) -> None:
         check_node_ip(node_ip)
         #: whose labels the rehearsal's Ray nodes and this machine's node carry
-        self.site = site or example_site()
+        self.site = site
         if run_timeout is not None and not run_timeout > 0:
             raise BackendError(
                 Text(

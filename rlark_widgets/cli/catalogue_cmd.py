@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..contract import DISTRIBUTION
 from ..i18n import Text
 from ..rlark.rules import RULES
 from ..rlark.schema import crd_text
@@ -55,7 +56,7 @@ OTHER_RULES: list[tuple[str, str, Text, str]] = [
         "CFG-ENV-NODE-VALUE",
         "error",
         Text("A node group's env_configs value comes from this machine's environment"),
-        "rlark-widgets",
+        DISTRIBUTION,
     ),
     ("CFG-NOT-COMPOSED", "warning", Text("The defaults list was not composed"), "Hydra"),
     (

@@ -7,6 +7,7 @@ import argparse
 from ..rlark.admin_request import build_admin_request
 from .config_args import write_or_say
 from .job_source import add_job_source_arguments, planned_from_source
+from .output_args import add_output_argument
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,12 +20,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "selectors when an inventory is given, to be confirmed by a global match).",
     )
     add_job_source_arguments(parser)
-    parser.add_argument(
-        "-o",
-        "--output",
-        "--out",
-        metavar="FILE",
-        help="write the message here instead of stdout",
+    add_output_argument(
+        parser, "FILE", "write the message here instead of stdout", aliases=("--out",)
     )
     parser.set_defaults(run=run)
 

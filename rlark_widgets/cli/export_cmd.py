@@ -10,6 +10,7 @@ from ..pipeline import export_kuberay
 from ..rlark.yaml_io import dump_yaml
 from .config_args import add_config_arguments, wrote_output
 from .kuberay_args import add_kuberay_arguments, export_options
+from .output_args import add_output_argument
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 from .terminal import say
@@ -35,7 +36,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--to", choices=("kuberay",), default="kuberay", help="target (kuberay: ray.io/v1)"
     )
     add_kuberay_arguments(kuberay)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the YAML here")
+    add_output_argument(parser, "FILE", "write the YAML here")
     parser.set_defaults(run=run, namespace=None)  # a Job YAML keeps its own unless given
 
 

@@ -19,6 +19,7 @@ from ..rlark.site import CONSOLE_CATEGORIES, SiteProfile
 from ..rlark.yaml_io import dump_yaml
 from .backend_args import backend_from_args
 from .config_args import print_error, wrote_output
+from .output_args import add_output_argument
 from .plan_cmd import site_json
 from .render import findings_text, table
 from .site_args import provenance_line, site_of
@@ -48,9 +49,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--kubeconfig", help="kubernetes: kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
     group.add_argument("--workspace", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument(
-        "-o", "--output", metavar="NODES.yaml", help="write the inventory file here"
-    )
+    add_output_argument(parser, "NODES.yaml", "write the inventory file here")
     parser.add_argument("--json", action="store_true", help="print the inventory as JSON")
     parser.set_defaults(run=run)
 

@@ -38,7 +38,7 @@ from .config_args import (
 )
 from .kuberay_args import add_kuberay_arguments
 from .numbers import INT32_MAX, count, seconds
-from .output_args import add_force_argument, command_inputs
+from .output_args import add_force_argument, add_output_argument, command_inputs
 from .plan_cmd import add_job_arguments, load_inventory_arg, planned_from_args
 from .render import findings_text
 from .site_args import provenance_line
@@ -224,12 +224,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "every Worker's log tail (secrets redacted) to a directory or .zip.",
     )
     _name_and_backend(record)
-    record.add_argument(
-        "-o",
-        "--output",
-        required=True,
-        metavar="DIR|FILE.zip",
-        help="write the record to this directory or .zip",
+    add_output_argument(
+        record, "DIR|FILE.zip", "write the record to this directory or .zip", required=True
     )
     add_force_argument(record)
     record.set_defaults(run=run_record)

@@ -45,6 +45,19 @@ def refuse_outputs_over_inputs(args: argparse.Namespace) -> None:
             refuse_inputs(value, inputs, option)
 
 
+def add_output_argument(
+    parser: argparse.ArgumentParser,
+    metavar: str,
+    help: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    required: bool = False,
+) -> None:
+    """``-o/--output``: the one spelling of a command's output file in every command (``-o`` is
+    never anything else); :func:`refuse_outputs_over_inputs` checks it before the command runs."""
+    parser.add_argument("-o", "--output", *aliases, metavar=metavar, help=help, required=required)
+
+
 def add_force_argument(parser: argparse.ArgumentParser) -> None:
     """``--force``: a run record may overwrite the files of an earlier record."""
     parser.add_argument(

@@ -22,7 +22,7 @@ from ..rlark.secrets import redact_document
 from ..rlark.site import SiteProfile
 from ..rlark.yaml_io import JobYamlError, job_from_manifest, load_manifest, render_job_yaml
 from .config_args import UsageError, add_config_arguments, exc_text, print_error, wrote_output
-from .output_args import add_force_argument, command_inputs
+from .output_args import add_force_argument, add_output_argument, command_inputs
 from .plan_request import has_config, plan_request
 from .render import findings_text, plan_text
 from .site_args import provenance_line, site_of
@@ -41,9 +41,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_config_arguments(parser)
     add_job_arguments(parser)
     add_live_arguments(parser)
-    parser.add_argument(
-        "-o", "--output", metavar="JOB.yaml", help="write the Job YAML here ('-': to stdout)"
-    )
+    add_output_argument(parser, "JOB.yaml", "write the Job YAML here ('-': to stdout)")
     parser.add_argument("--record", metavar="DIR|FILE.zip", help="export the run record here")
     add_force_argument(parser)
     parser.add_argument("--json", action="store_true", help="print roles, Job and findings as JSON")

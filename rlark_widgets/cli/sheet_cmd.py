@@ -8,6 +8,7 @@ from ..rlark.sheet import build_sheet
 from ..rlark.sheet_render import to_html, to_markdown
 from .config_args import write_or_say
 from .job_source import add_job_source_arguments, planned_from_source
+from .output_args import add_output_argument
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,12 +25,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--format", choices=("md", "html"), default="md", help="md (default) or html"
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        "--out",
-        metavar="FILE",
-        help="write the sheet here instead of stdout",
+    add_output_argument(
+        parser, "FILE", "write the sheet here instead of stdout", aliases=("--out",)
     )
     parser.set_defaults(run=run)
 

@@ -43,14 +43,15 @@ test: $(STAMP) oracle
 	ulimit -v 8000000 && $(BIN)/python -m pytest tests/test_fuzz.py
 
 # The inner loop (about 2 minutes on two cores): lint, types, layers and the fast tests (no
-# Ray cluster, no browser, no Voila server, no notebook, no RLinf oracle).
+# Ray cluster, no browser, no Voila server, no notebook, no RLinf oracle, no wire-fault round,
+# no test over 5 s: those are marked slow and run in make test).
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest tests -q -x -m "not slow and not browser" \
-		--ignore=tests/test_fuzz.py --deselect tests/test_oracle_corpus.py \
+	$(BIN)/python -m pytest tests -q -x -n 2 -m "not slow and not browser" \
+		--ignore=tests/test_fuzz.py --ignore=tests/test_faults_wire.py --deselect tests/test_oracle_corpus.py \
 		--deselect tests/test_oracle_differential.py
 
 # The book: every teaching notebook executed once, in English and Chinese, with the FAQ maps as

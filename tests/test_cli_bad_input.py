@@ -170,6 +170,7 @@ def test_sections_that_double_per_key_end_quickly(shape: str) -> None:
     assert {"k30[0]", "k30.a"} & unresolved, sorted(unresolved)[:5]
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 def test_many_references_to_a_large_product_keep_the_record_small(tmp_path: Path, capsys) -> None:
     text = SMALL_CONFIG + "big: ${multiply:'x',4000000}\n"
     text += "".join(f"r{i}: ${{big}}\n" for i in range(20))

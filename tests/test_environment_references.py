@@ -81,6 +81,7 @@ def _outputs(tmp: Path, config: Path, capsys) -> str:
     return "\n".join(printed)
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 @settings(
     max_examples=EXAMPLES * 3,
     deadline=None,

@@ -259,6 +259,7 @@ def test_the_summary_names_the_missing_part_in_either_language(kube):
 
 
 # --- the app keeps what the user typed ------------------------------------------------------------
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 def test_the_app_keeps_the_users_inputs_and_says_what_failed(kube, tmp_path, monkeypatch):
     monkeypatch.setenv("KUBECONFIG", str(write_kubeconfig(tmp_path / "kubeconfig", kube.url)))
     s = Session(workspace=tmp_path / "workspace")

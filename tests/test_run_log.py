@@ -10,6 +10,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from test_cli_jobs import cli, write_kubeconfig
 from test_kubernetes_backend import NAMESPACE, running
 from test_run_identity import local_job
@@ -90,6 +91,7 @@ def test_logs_run_is_the_header_workers_log_on_kubernetes(kube: Cluster, tmp_pat
     assert KEY not in out and "\x1b" not in out and "«redacted:" in out
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 def test_the_app_offers_the_run_log_first_and_follows_it(tmp_path: Path) -> None:
     backend, where, _ = local_job(tmp_path)
     where.logs.mkdir(parents=True, exist_ok=True)

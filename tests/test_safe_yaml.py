@@ -42,6 +42,7 @@ def test_a_few_anchors_are_fine() -> None:
     assert config.resolved["other"] == {"x": 1}
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 def test_size_limit_is_5_mb_and_configurable(tmp_path: Path, monkeypatch) -> None:
     """Configs, uploads and inventories share one limit; $RLARK_MAX_INPUT_MB moves it."""
     padding = "# " + "x" * 1000 + "\n"

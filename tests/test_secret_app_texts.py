@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import ipywidgets as w
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -102,6 +103,7 @@ def _widget_values(widget: object) -> list[str]:
     return values
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -300,6 +301,7 @@ def _pipeline_export(tmp: Path, config: Path, plantings: list[tuple[Planted, str
     return "\n".join(said)
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 @settings(
     max_examples=EXAMPLES,
     deadline=None,

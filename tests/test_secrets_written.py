@@ -48,6 +48,7 @@ def _check_outputs(capsys, job_file: Path) -> tuple[int, str]:
     return codes.pop(), "\n".join(printed)
 
 
+@pytest.mark.slow  # over 5 s: make test runs it, make check leaves it out
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=schema_jobs().flatmap(planted))
 def test_a_token_anywhere_in_the_job_is_found_and_never_echoed(data, tmp_path_factory) -> None:

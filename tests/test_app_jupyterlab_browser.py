@@ -37,14 +37,8 @@ IN_OUTPUTS = """() => [...document.querySelectorAll('.js-plotly-plot')]
   })"""
 
 
-@pytest.fixture(scope="module")
-def lab_url(tmp_path_factory):
-    """JupyterLab on loopback with a token, its settings and workspaces kept in a temp dir."""
-    folder = tmp_path_factory.mktemp("lab")
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(MONITOR_PAGE)]
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
-    nbformat.write(notebook, folder / "app.ipynb")
+def _lab(folder: Path) -> tuple[int, str, list[str], dict[str, str]]:
+    """A JupyterLab on ``folder``, on loopback with a fresh token and settings of its own."""
     port, token = free_port(), secrets.token_hex(16)
     argv = [
         str(Path(sys.executable).parent / "jupyter-lab"),
@@ -59,8 +53,20 @@ def lab_url(tmp_path_factory):
     env = {
         "JUPYTERLAB_SETTINGS_DIR": str(folder / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
-        "RLARK_WORKSPACE": str(folder / "workspace"),
     }
+    return port, token, argv, env
+
+
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory):
+    """JupyterLab on loopback with a token, its settings and workspaces kept in a temp dir."""
+    folder = tmp_path_factory.mktemp("lab")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(MONITOR_PAGE)]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(notebook, folder / "app.ipynb")
+    port, token, argv, env = _lab(folder)
+    env["RLARK_WORKSPACE"] = str(folder / "workspace")
     with serving(argv, port, env=env, log=folder / "lab.log"):
         yield f"http://{LOOPBACK}:{port}/lab/tree/app.ipynb?token={token}"
 
@@ -135,21 +141,7 @@ def repo_notebooks_lab(tmp_path_factory):
     repo = Path(__file__).resolve().parents[1] / "notebooks"
     for name in OPENED:
         shutil.copy(repo / name, folder / name)
-    port, token = free_port(), secrets.token_hex(16)
-    argv = [
-        str(Path(sys.executable).parent / "jupyter-lab"),
-        "--no-browser",
-        f"--port={port}",
-        f"--ServerApp.ip={LOOPBACK}",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={folder}",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--allow-root",
-    ]
-    env = {
-        "JUPYTERLAB_SETTINGS_DIR": str(folder / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(folder / "workspaces"),
-    }
+    port, token, argv, env = _lab(folder)
     with serving(argv, port, env=env, log=folder / "lab.log"):
         yield f"http://{LOOPBACK}:{port}/lab/tree", token
 
